@@ -1,0 +1,1 @@
+"""Rules, replay, scoring, checking, simulation, metrics, charts and the command line."""
