@@ -1,0 +1,390 @@
+"""The canonical JSON Lines format, ``spades-hand/1`` (FORMATS.md section 1).
+
+One hand per line.  ``load``/``loads`` stream :class:`~parsers.model.HandRecord`
+objects and :class:`~parsers.model.LoadError` objects for lines that cannot be
+read; ``dump``/``dumps`` write records back.  ``.json`` files holding a single
+object or an array of objects are read too.
+
+:func:`record_from_obj` and :func:`record_to_obj` convert between the JSON
+object of one hand and the record; the other formats reuse them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from typing import IO, Any
+
+import orjson
+
+from parsers.cards import CardError, parse_card
+from parsers.io import decode, iter_lines, iter_text_lines, open_binary, raw_text, strip_gz
+from parsers.model import SCHEMA, Bid, HandRecord, LoadError, RecordError, SideScore, Trick
+from parsers.seats import SEATS, SIDES, Seat, Side
+
+Item = HandRecord | LoadError
+
+KNOWN_KEYS = frozenset(
+    "schema game_id hand event date table round rules players dealer score_before bags_before deal bids "
+    "tricks taken score winner".split()
+)
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+def _need(obj: Mapping[str, Any], key: str) -> Any:
+    if key not in obj or obj[key] is None:
+        raise RecordError(f"missing required key '{key}'")
+    return obj[key]
+
+
+def _int(value: Any, what: str, minimum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, float) and not value.is_integer()):
+        raise RecordError(f"{what}: {value!r} is not a whole number")
+    if minimum is not None and value < minimum:
+        raise RecordError(f"{what}: {value!r} is below {minimum}")
+    return int(value)
+
+
+def _opt_int(value: Any, what: str) -> int | None:
+    return None if value is None else _int(value, what)
+
+
+def _str(value: Any, what: str) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise RecordError(f"{what}: {value!r} is not text")
+    return str(value)
+
+
+def _seat(value: Any, what: str) -> Seat:
+    try:
+        return Seat.parse(value)
+    except ValueError:
+        raise RecordError(f"{what} {value!r} is not a seat (expected N, E, S or W)") from None
+
+
+def _side(value: Any, what: str) -> Side:
+    try:
+        return Side.parse(value)
+    except ValueError:
+        raise RecordError(f"{what} {value!r} is not a side (expected NS or EW)") from None
+
+
+def _card(value: Any, what: str) -> str:
+    try:
+        return parse_card(value)
+    except CardError as exc:
+        raise RecordError(f"{what}: {exc}") from None
+
+
+def _seat_map(value: Any, what: str) -> dict[Seat, Any]:
+    if not isinstance(value, Mapping):
+        raise RecordError(f"{what} must be an object keyed by seat, not {type(value).__name__}")
+    return {_seat(k, f"{what} key"): v for k, v in value.items()}
+
+
+def _side_pair(value: Any, what: str) -> tuple[int, int]:
+    if not isinstance(value, Mapping):
+        raise RecordError(f"{what} must be an object like {{\"NS\": 0, \"EW\": 0}}")
+    got = {_side(k, f"{what} key"): _int(v, f"{what}.{k}") for k, v in value.items()}
+    if len(got) != 2:
+        raise RecordError(f"{what} must give both NS and EW")
+    return (got[Side.NS], got[Side.EW])
+
+
+def parse_bid_value(value: Any, what: str = "bid") -> tuple[int | float, bool]:
+    """Read a recorded bid: a number (kept as recorded, even 14 or 4.5) or ``"nil"``.
+
+    Returns ``(tricks, is_nil)``; 0 means nil (RULES.md section 3).  Raises
+    :class:`RecordError` for anything else (``"pass"``, ``true``, ``[3]``).
+    """
+    if isinstance(value, str):
+        t = value.strip().lower()
+        if t == "nil":
+            return 0, True
+        try:
+            value = float(t) if "." in t else int(t)
+        except ValueError:
+            raise RecordError(f"{what}: {value!r} is not a bid (a number of tricks or 'nil')") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise RecordError(f"{what}: {value!r} is not a bid (a number of tricks or 'nil')")
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return value, value == 0
+
+
+def record_from_obj(obj: Any, source_file: str | None = None, source_line: int | None = None) -> HandRecord:
+    """Build a :class:`HandRecord` from one decoded ``spades-hand/1`` JSON object.
+
+    Raises :class:`~parsers.model.RecordError` with a reason a person reads,
+    e.g. ``dealer 'X' is not a seat``, ``tricks[2].cards[1]: '1S' is not a card``,
+    ``hand: 'two' is not a whole number``.  A record that is readable but breaks
+    the rules (14 cards, a renege) is returned as written.
+    """
+    if not isinstance(obj, Mapping):
+        raise RecordError(f"a hand must be a JSON object, not {type(obj).__name__}")
+    schema = obj.get("schema")
+    if schema is not None:
+        if not isinstance(schema, str) or not schema.startswith("spades-hand/"):
+            raise RecordError(f"schema {schema!r} is not spades-hand/1")
+        major = schema.split("/", 1)[1].split(".", 1)[0]
+        if major != "1":
+            raise RecordError(f"schema {schema!r} is not supported (this reader reads spades-hand/1)")
+    game_id = _str(_need(obj, "game_id"), "game_id")
+    if not game_id:
+        raise RecordError("game_id is empty")
+    hand = _int(_need(obj, "hand"), "hand", minimum=1)
+    players_raw = _seat_map(_need(obj, "players"), "players")
+    players = tuple(_str(players_raw.get(s), f"players.{s}") for s in SEATS)
+    dealer = _seat(_need(obj, "dealer"), "dealer")
+
+    rules = obj.get("rules", "standard")
+    if rules is None:
+        rules = "standard"
+    if not isinstance(rules, (str, Mapping)):
+        raise RecordError(f"rules must be a preset name or an object, not {rules!r}")
+    if isinstance(rules, Mapping):
+        rules = dict(rules)
+
+    bids_raw = _need(obj, "bids")
+    if not isinstance(bids_raw, list):
+        raise RecordError("bids must be a list")
+    bids = []
+    for i, b in enumerate(bids_raw):
+        if not isinstance(b, Mapping):
+            raise RecordError(f"bids[{i}] must be an object like {{\"seat\": \"E\", \"bid\": 3}}")
+        seat = _seat(_need(b, "seat") if "seat" in b else None, f"bids[{i}].seat")
+        if "bid" not in b:
+            raise RecordError(f"bids[{i}]: missing required key 'bid'")
+        value, nil = parse_bid_value(b["bid"], f"bids[{i}].bid")
+        blind = b.get("blind", False)
+        if not isinstance(blind, bool):
+            raise RecordError(f"bids[{i}].blind: {blind!r} is not true or false")
+        bids.append(Bid(seat, value, nil, blind))
+
+    deal = None
+    if obj.get("deal") is not None:
+        deal_raw = _seat_map(obj["deal"], "deal")
+        hands = []
+        for s in SEATS:
+            cards = deal_raw.get(s, [])
+            if not isinstance(cards, list):
+                raise RecordError(f"deal.{s} must be a list of cards")
+            hands.append(tuple(_card(c, f"deal.{s}[{j}]") for j, c in enumerate(cards)))
+        deal = tuple(hands)
+
+    tricks = None
+    if obj.get("tricks") is not None:
+        tr = obj["tricks"]
+        if not isinstance(tr, list):
+            raise RecordError("tricks must be a list")
+        if len(tr) > 13:
+            raise RecordError(f"tricks has {len(tr)} tricks; a hand has at most 13")
+        out = []
+        for i, t in enumerate(tr, 1):
+            where = f"tricks[{i - 1}]"
+            if not isinstance(t, Mapping):
+                raise RecordError(f"{where} must be an object like {{\"leader\": \"E\", \"cards\": [...]}}")
+            leader = _seat(t.get("leader"), f"{where}.leader")
+            cards = t.get("cards")
+            if not isinstance(cards, list):
+                raise RecordError(f"{where}.cards must be a list of cards")
+            if len(cards) > 4:
+                raise RecordError(f"{where} has {len(cards)} cards; a trick has at most 4")
+            winner = None if t.get("winner") is None else _seat(t["winner"], f"{where}.winner")
+            out.append(Trick(leader, tuple(_card(c, f"{where}.cards[{j}]") for j, c in enumerate(cards)), winner))
+        tricks = tuple(out)
+
+    taken = None
+    if obj.get("taken") is not None:
+        tk = _seat_map(obj["taken"], "taken")
+        taken = tuple(_opt_int(tk.get(s), f"taken.{s}") for s in SEATS)
+
+    score = None
+    if obj.get("score") is not None:
+        sc = obj["score"]
+        if not isinstance(sc, Mapping):
+            raise RecordError("score must be an object keyed by side")
+        parts = {}
+        for k, v in sc.items():
+            side = _side(k, "score key")
+            if not isinstance(v, Mapping):
+                raise RecordError(f"score.{k} must be an object with points, total, bags")
+            parts[side] = SideScore(
+                _opt_int(v.get("points"), f"score.{k}.points"),
+                _opt_int(v.get("total"), f"score.{k}.total"),
+                _opt_int(v.get("bags"), f"score.{k}.bags"),
+            )
+        score = (parts.get(Side.NS, SideScore()), parts.get(Side.EW, SideScore()))
+        if score[0].is_empty() and score[1].is_empty():
+            score = None
+
+    score_before = None if obj.get("score_before") is None else _side_pair(obj["score_before"], "score_before")
+    bags_before = None if obj.get("bags_before") is None else _side_pair(obj["bags_before"], "bags_before")
+    winner = None if obj.get("winner") is None else _side(obj["winner"], "winner")
+
+    extras = {k: v for k, v in obj.items() if k not in KNOWN_KEYS}
+    warnings = tuple(f"unknown key '{k}' kept as an extension" for k in extras if not k.startswith("x_"))
+
+    return HandRecord(
+        game_id=game_id,
+        hand=hand,
+        dealer=dealer,
+        players=players,  # type: ignore[arg-type]
+        bids=tuple(bids),
+        rules=rules,
+        event=_str(obj.get("event"), "event"),
+        date=_str(obj.get("date"), "date"),
+        table=_str(obj.get("table"), "table"),
+        round=_str(obj.get("round"), "round"),
+        deal=deal,
+        tricks=tricks,
+        taken=taken,  # type: ignore[arg-type]
+        score=score,
+        score_before=score_before,
+        bags_before=bags_before,
+        winner=winner,
+        extras=extras,
+        warnings=warnings,
+        source_file=source_file,
+        source_line=source_line,
+    )
+
+
+def _bid_obj(b: Bid) -> dict[str, Any]:
+    d: dict[str, Any] = {"seat": str(b.seat), "bid": "nil" if b.nil else b.value}
+    if b.blind:
+        d["blind"] = True
+    return d
+
+
+def record_to_obj(rec: HandRecord) -> dict[str, Any]:
+    """The canonical ``spades-hand/1`` JSON object of a record (keys in the order of FORMATS.md)."""
+    d: dict[str, Any] = {"schema": SCHEMA, "game_id": rec.game_id, "hand": rec.hand}
+    for key in ("event", "date", "table", "round"):
+        v = getattr(rec, key)
+        if v is not None:
+            d[key] = v
+    d["rules"] = rec.rules
+    d["players"] = {str(s): rec.players[s] for s in SEATS}
+    d["dealer"] = str(rec.dealer)
+    if rec.score_before is not None:
+        d["score_before"] = {str(s): rec.score_before[s] for s in SIDES}
+    if rec.bags_before is not None:
+        d["bags_before"] = {str(s): rec.bags_before[s] for s in SIDES}
+    if rec.deal is not None:
+        d["deal"] = {str(s): list(rec.deal[s]) for s in SEATS}
+    d["bids"] = [_bid_obj(b) for b in rec.bids]
+    if rec.tricks is not None:
+        tricks = []
+        for t in rec.tricks:
+            td: dict[str, Any] = {"leader": str(t.leader), "cards": list(t.cards)}
+            if t.winner is not None:
+                td["winner"] = str(t.winner)
+            tricks.append(td)
+        d["tricks"] = tricks
+    if rec.taken is not None:
+        d["taken"] = {str(s): rec.taken[s] for s in SEATS if rec.taken[s] is not None}
+    if rec.score is not None:
+        d["score"] = {
+            str(side): {k: v for k, v in (("points", sc.points), ("total", sc.total), ("bags", sc.bags)) if v is not None}
+            for side, sc in zip(SIDES, rec.score)
+        }
+    if rec.winner is not None:
+        d["winner"] = str(rec.winner)
+    d.update(rec.extras)
+    return d
+
+
+# --- streams ------------------------------------------------------------------------------------
+
+
+def _parse_line(raw: bytes, source: str, n: int) -> Item | None:
+    try:
+        text = decode(raw)
+        if not text.strip():
+            return None
+        try:
+            obj = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            raise RecordError(f"not valid JSON ({_short_json_error(exc)})") from None
+        return record_from_obj(obj, source, n)
+    except ValueError as exc:  # RecordError, CardError and decoding errors
+        return LoadError(source, n, str(exc), raw_text(raw))
+
+
+def _short_json_error(exc: Exception) -> str:
+    msg = str(exc)
+    return msg.split(":", 1)[0] if len(msg) > 200 else msg
+
+
+def iter_jsonl(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator[Item]:
+    """Parse numbered lines of JSON Lines; blank lines are skipped."""
+    for n, raw in lines:
+        item = _parse_line(raw, source, n)
+        if item is not None:
+            yield item
+
+
+def _iter_json_document(data: bytes, source: str) -> Iterator[Item]:
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        yield LoadError(source, 1, f"not valid JSON ({_short_json_error(exc)})", raw_text(data))
+        return
+    objs = doc if isinstance(doc, list) else [doc]
+    for i, obj in enumerate(objs, 1):
+        try:
+            yield record_from_obj(obj, source, i)
+        except ValueError as exc:
+            yield LoadError(source, i, f"item {i}: {exc}", orjson.dumps(obj).decode())
+
+
+def load(path: str | os.PathLike[str], source: str | None = None) -> Iterator[Item]:
+    """Stream the hands of a ``.jsonl`` (or ``.json``, or gzipped) file.
+
+    Yields :class:`HandRecord` for each readable line and :class:`LoadError`
+    (file, line, reason, raw text) for each unreadable one; never raises for bad
+    content.  ``source`` is the name recorded as ``source_file`` (default: the path).
+    A ``.json`` file whose content starts with ``[`` is read as one array (its
+    items are numbered as "lines" 1, 2, ...).
+    """
+    source = source or os.fspath(path)
+    name = strip_gz(os.fspath(path)).lower()
+    if name.endswith(".json"):
+        with open_binary(path) as f:
+            data = f.read()
+        stripped = data.lstrip()
+        if stripped.startswith(b"[") or (stripped.startswith(b"{") and b"\n{" not in stripped):
+            yield from _iter_json_document(data, source)
+            return
+        yield from iter_jsonl(iter_text_lines(data), source)
+        return
+    yield from iter_jsonl(iter_lines(path), source)
+
+
+def loads(text: str | bytes, source: str = "<string>") -> Iterator[Item]:
+    """Stream the hands of JSON Lines text (see :func:`load`)."""
+    yield from iter_jsonl(iter_text_lines(text), source)
+
+
+def dumps_record(rec: HandRecord) -> str:
+    """One record as one line of canonical JSON (no newline)."""
+    return orjson.dumps(record_to_obj(rec)).decode()
+
+
+def dumps(records: Iterable[HandRecord]) -> str:
+    """Records as JSON Lines text, one per line."""
+    return "".join(dumps_record(r) + "\n" for r in records)
+
+
+def dump(records: Iterable[HandRecord], fp: IO[str]) -> int:
+    """Write records as JSON Lines to a text stream; returns how many were written."""
+    n = 0
+    for r in records:
+        fp.write(dumps_record(r) + "\n")
+        n += 1
+    return n
