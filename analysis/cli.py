@@ -1,0 +1,277 @@
+"""The ``spadework`` command line.
+
+Every command is a thin shell over library functions: loading is
+:mod:`parsers.db`, checking :mod:`analysis.checker`, and so on.  Exit codes are
+documented in ``spadework --help`` and are the same for every command:
+
+* 0 — done, nothing to report;
+* 1 — done, and the check found illegal plays or wrong scores (``validate``, ``check``);
+* 2 — some input could not be read (records rejected to ``load_errors``, a missing
+  file, an unknown ruleset) or the command line was wrong.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+
+EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
+
+HELP = """\
+spadework: read Spades game logs, check every trick and score, chart how players bid and play.
+
+Typical use: `spadework validate LOGS...` reads the logs (JSON Lines, SPN, score-sheet CSV,
+Trickster PTN, OpenSpiel histories; .gz too), replays every trick under the rules and prints each
+illegal play and each wrong recorded score in one sentence.  `spadework load` + `spadework check`
+do the same in two steps into a DuckDB file you can query with SQL or the notebooks.
+
+Exit status (every command): 0 = clean; 1 = findings (illegal plays or wrong scores);
+2 = unreadable input (records rejected to load_errors, missing file, unknown rules) or bad usage.
+"""
+
+app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=False, rich_markup_mode=None)
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+PathsArg = Annotated[list[Path], typer.Argument(help="Log files or folders (read recursively).", show_default=False)]
+DbOpt = Annotated[Optional[Path], typer.Option("--db", help="DuckDB database file (created if missing).")]
+RulesOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--rules",
+        help="Ruleset for every game, overriding the logs: a preset (standard, barmore, nyc, openspiel) "
+        'or JSON like \'{"preset": "standard", "target": 300}\'.',
+    ),
+]
+FormatOpt = Annotated[
+    Optional[str],
+    typer.Option("--format", "-f", help="Read every file as this format (jsonl, spn, csv, ptn, openspiel) instead of detecting it."),
+]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+
+
+def _parse_rules_option(rules: str | None):
+    """The --rules value as the checker takes it (a preset name or a dict); exits 2 on bad JSON."""
+    if rules is None:
+        return None
+    text = rules.strip()
+    if text.startswith("{"):
+        import orjson
+
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            err.print(f"error: --rules is not valid JSON: {exc}")
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+    return text
+
+
+def _validate_rules(rules):
+    """Fail early, with the list of known presets/options, on a ruleset the checker would refuse."""
+    if rules is None:
+        return None
+    from analysis.rules import RulesError, get_ruleset
+
+    try:
+        get_ruleset(rules)
+    except RulesError as exc:
+        err.print(f"error: --rules: {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    return rules
+
+
+def _open_db(db: Path | None, read_only: bool = False):
+    from parsers.db import connect
+
+    if read_only and db is not None and not db.exists():
+        err.print(f"error: {db}: no such database (create it with `spadework load ... --db {db}`)")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    try:
+        return connect(db, read_only=read_only)
+    except Exception as exc:  # duckdb raises its own IOException family
+        err.print(f"error: cannot open database {db}: {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
+def _load(con, paths: list[Path], fmt: str | None, quiet: bool, show_errors: int = 20):
+    from parsers.db import load_files
+
+    try:
+        summary = load_files(con, paths, fmt=fmt, progress=not quiet and err.is_terminal)
+    except FileNotFoundError as exc:
+        err.print(f"error: {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    except ValueError as exc:  # unknown --format
+        err.print(f"error: {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    return summary
+
+
+def _print_load_summary(con, summary, console: Console, show_errors: int = 20) -> None:
+    files = len(summary.files)
+    console.print(
+        f"Loaded {summary.hands:,} hands from {files:,} file{'s' if files != 1 else ''}; "
+        f"{summary.errors:,} record{'s' if summary.errors != 1 else ''} rejected"
+        + (f"; {len(summary.skipped)} file(s) in no known format skipped" if summary.skipped else "")
+        + (f"; {summary.warnings} import warning(s)" if summary.warnings else "")
+    )
+    if summary.errors:
+        names = [f.source_file for f in summary.files]
+        rows = con.execute(
+            "SELECT source_file, source_line, message FROM load_errors WHERE list_contains(?, source_file) "
+            "ORDER BY source_file, source_line LIMIT ?",
+            [names, show_errors],
+        ).fetchall()
+        console.print("Rejected records (the full list is in the load_errors table):")
+        for f, line, msg in rows:
+            console.print(f"  {f}:{line}: {msg}", markup=False)
+        if summary.errors > len(rows):
+            console.print(f"  ... and {summary.errors - len(rows):,} more")
+    if summary.warnings:
+        names = [f.source_file for f in summary.files]
+        rows = con.execute(
+            "SELECT source_file, source_line, message FROM load_warnings WHERE list_contains(?, source_file) "
+            "ORDER BY source_file, source_line LIMIT ?",
+            [names, show_errors],
+        ).fetchall()
+        console.print("Import warnings (load_warnings table):")
+        for f, line, msg in rows:
+            console.print(f"  {f}:{line}: {msg}", markup=False)
+    for name in summary.skipped[:show_errors]:
+        console.print(f"  skipped {name}: not a log format spadework reads", markup=False)
+
+
+@app.command()
+def load(
+    paths: PathsArg,
+    db: Annotated[Path, typer.Option("--db", help="DuckDB database file to write (created if missing).")],
+    fmt: FormatOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Read log files and folders into a DuckDB database (tables hands, deals, bids, plays, recorded_scores,
+    load_errors).
+
+    Loading a file again replaces what it loaded before.  A record that cannot be read is listed with file,
+    line and reason, and kept in load_errors; the other records still load.  Exit 0 when every record
+    loaded, 2 when any was rejected.
+    """
+    con = _open_db(db)
+    summary = _load(con, paths, fmt, quiet)
+    _print_load_summary(con, summary, out)
+    raise typer.Exit(EXIT_BAD_INPUT if summary.errors else EXIT_OK)
+
+
+def _run_check(con, rules, quiet: bool):
+    from analysis.checker import check_db
+
+    try:
+        return check_db(con, rules=rules, progress=not quiet and err.is_terminal)
+    except ValueError as exc:  # RulesError and friends: a log names rules we do not know
+        err.print(f"error: {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
+@app.command()
+def check(
+    db: Annotated[Path, typer.Option("--db", help="A database made by `spadework load`.")],
+    rules: RulesOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Replay every loaded hand and fill the derived tables (tricks, violations, hand_scores, games).
+
+    Prints how many findings each code raised.  Exit 0 when clean, 1 when anything was found.
+    """
+    if not db.exists():
+        err.print(f"error: {db}: no such database (create it with `spadework load LOGS --db {db}`)")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    con = _open_db(db)
+    rules_spec = _validate_rules(_parse_rules_option(rules))
+    _run_check(con, rules_spec, quiet)
+    from analysis.present import findings_by_code
+
+    games, hands = con.execute("SELECT count(*), coalesce(sum(hands), 0) FROM games").fetchone()
+    counts = findings_by_code(con)
+    total = sum(n for _, n in counts)
+    out.print(f"Checked {games:,} games, {hands:,} hands: {total:,} finding{'s' if total != 1 else ''}")
+    for code, n in counts:
+        out.print(f"  {code:<24} {n:,}")
+    raise typer.Exit(EXIT_FINDINGS if total else EXIT_OK)
+
+
+@app.command()
+def validate(
+    paths: PathsArg,
+    db: DbOpt = None,
+    rules: RulesOpt = None,
+    fmt: FormatOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print findings and scores as JSON instead of sentences.")] = False,
+    limit: Annotated[int, typer.Option("--limit", help="Most findings printed per game (0 = all).")] = 0,
+    quiet: QuietOpt = False,
+) -> None:
+    """Load and check logs in one step, and print per game the findings a tournament director acts on.
+
+    Uses an in-memory database unless --db is given.  Exit 0 when every record loaded and nothing was found,
+    1 when the check found illegal plays or wrong scores, 2 when some input could not be read.
+    """
+    rules_spec = _validate_rules(_parse_rules_option(rules))
+    con = _open_db(db)
+    summary = _load(con, paths, fmt, quiet or as_json)
+    _run_check(con, rules_spec, quiet or as_json)
+    from analysis.present import findings_by_code, print_validation, validation_json
+
+    if as_json:
+        import orjson
+
+        sys.stdout.write(orjson.dumps(validation_json(con, summary), option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        _print_load_summary(con, summary, out)
+        print_validation(con, out, limit=limit)
+    found = sum(n for _, n in findings_by_code(con))
+    if summary.errors:
+        raise typer.Exit(EXIT_BAD_INPUT)
+    raise typer.Exit(EXIT_FINDINGS if found else EXIT_OK)
+
+
+@app.command()
+def convert(
+    source: Annotated[Path, typer.Argument(help="A log in any readable format.", show_default=False)],
+    target: Annotated[Path, typer.Argument(help="The file to write; its extension (.jsonl, .spn, .csv, optionally .gz) picks the format.", show_default=False)],
+    fmt: FormatOpt = None,
+    to: Annotated[Optional[str], typer.Option("--to", help="Output format (jsonl, spn, csv) when the extension does not say.")] = None,
+) -> None:
+    """Convert a log to the project's formats (JSON Lines, SPN, or the score-sheet CSV).
+
+    Unreadable records are listed on standard error and left out of the output (exit 2).
+    JSON Lines and SPN keep everything; the score sheet keeps bids, tricks taken and scores only.
+    """
+    from analysis.convert import convert_file
+
+    try:
+        written, errors = convert_file(source, target, in_fmt=fmt, out_fmt=to)
+    except (ValueError, FileNotFoundError) as exc:
+        err.print(f"error: {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    for e in errors[:50]:
+        err.print(f"  {e}", markup=False)
+    if len(errors) > 50:
+        err.print(f"  ... and {len(errors) - 50} more")
+    out.print(f"Wrote {written:,} hands to {target}; {len(errors):,} record(s) could not be read")
+    raise typer.Exit(EXIT_BAD_INPUT if errors else EXIT_OK)
+
+
+def main() -> None:
+    """Entry point of the ``spadework`` console command."""
+    try:
+        app()
+    except BrokenPipeError:  # `spadework validate ... | head`
+        sys.stderr.close()
+        os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

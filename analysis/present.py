@@ -1,0 +1,102 @@
+"""Turning the checker's tables into what a person reads: sentences per game, or JSON.
+
+Everything here reads the derived tables (``violations``, ``games``,
+``hand_scores``) and the loaded ``load_errors``; nothing re-applies a rule.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+
+
+def findings_by_code(con) -> list[tuple[str, int]]:
+    """``[(code, count)]`` over the ``violations`` table, most frequent first."""
+    return con.execute("SELECT code, count(*) AS n FROM violations GROUP BY code ORDER BY n DESC, code").fetchall()
+
+
+def _game_line(game_id: str, rules: str | None, hands: int, ns: int | None, ew: int | None, winner: str | None) -> str:
+    result = f"NS {ns} - EW {ew}"
+    state = f"{winner} won" if winner else "unfinished"
+    return f"game {game_id} ({rules or 'standard'}, {hands} hand{'s' if hands != 1 else ''}): {result}, {state}"
+
+
+def print_validation(con, console: Console, limit: int = 0) -> None:
+    """Print each game that has findings, then its findings one sentence a line, then a summary.
+
+    ``limit`` caps the findings printed per game (0 = all).  Games without
+    findings are counted, not listed.
+    """
+    games = con.execute(
+        "SELECT g.game_id, g.rules, g.hands, g.total_ns, g.total_ew, g.winner, count(v.code) AS n "
+        "FROM games g LEFT JOIN violations v USING (game_id) "
+        "GROUP BY ALL ORDER BY g.game_id"
+    ).fetchall()
+    findings = con.execute(
+        "SELECT game_id, message, code FROM violations "
+        "ORDER BY game_id, hand NULLS FIRST, trick NULLS FIRST, code"
+    ).fetchall()
+    by_game: dict[str, list[tuple[str, str]]] = {}
+    for game_id, message, code in findings:
+        by_game.setdefault(game_id, []).append((message, code))
+    clean = 0
+    for game_id, rules, hands, ns, ew, winner, n in games:
+        if not n:
+            clean += 1
+            continue
+        console.print(_game_line(game_id, rules, hands, ns, ew, winner), markup=False, style="bold")
+        items = by_game.get(game_id, [])
+        shown = items if not limit else items[:limit]
+        for message, code in shown:
+            console.print(f"  {message}  [{code}]", markup=False)
+        if len(items) > len(shown):
+            console.print(f"  ... and {len(items) - len(shown)} more (see the violations table)")
+    total = len(findings)
+    dirty = len(games) - clean
+    console.print(
+        f"Checked {len(games):,} game{'s' if len(games) != 1 else ''}: {clean:,} clean, "
+        f"{dirty:,} with findings ({total:,} finding{'s' if total != 1 else ''})"
+    )
+    if total:
+        console.print("Findings by code: " + ", ".join(f"{c} {n}" for c, n in findings_by_code(con)))
+
+
+def _rows(con, query: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+    cur = con.execute(query, params or [])
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+
+def validation_json(con, summary) -> dict[str, Any]:
+    """Everything ``validate`` prints, as one JSON-ready dict.
+
+    Keys: ``files`` (source_file, format, hands, errors), ``load_errors``
+    (source_file, source_line, message), ``findings_by_code``, and ``games``: per
+    game its totals and winner, ``findings`` (rows of ``violations``) and
+    ``hand_scores`` (rows of ``hand_scores``, points and bags as recomputed).
+    """
+    games = _rows(con, "SELECT * FROM games ORDER BY game_id")
+    findings = _rows(con, "SELECT * FROM violations ORDER BY game_id, hand NULLS FIRST, trick NULLS FIRST, code")
+    scores = _rows(con, "SELECT * FROM hand_scores ORDER BY game_id, hand, side")
+    by_game: dict[str, dict[str, list]] = {g["game_id"]: {"findings": [], "hand_scores": []} for g in games}
+    for f in findings:
+        by_game.setdefault(f["game_id"], {"findings": [], "hand_scores": []})["findings"].append(f)
+    for s in scores:
+        by_game.setdefault(s["game_id"], {"findings": [], "hand_scores": []})["hand_scores"].append(s)
+    names = [f.source_file for f in summary.files]
+    return {
+        "files": [
+            {"source_file": f.source_file, "format": f.format, "hands": f.hands, "errors": f.errors, "warnings": f.warnings}
+            for f in summary.files
+        ],
+        "skipped": summary.skipped,
+        "load_errors": _rows(
+            con,
+            "SELECT source_file, source_line, message FROM load_errors WHERE list_contains(?, source_file) "
+            "ORDER BY source_file, source_line",
+            [names],
+        ),
+        "findings_by_code": dict(findings_by_code(con)),
+        "games": [g | by_game.get(g["game_id"], {"findings": [], "hand_scores": []}) for g in games],
+    }

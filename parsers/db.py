@@ -1,0 +1,519 @@
+"""Loading logs into DuckDB, and reading hand records back out.
+
+``load_files`` streams every record of every file into the loaded tables of
+TABLES.md (``hands``, ``deals``, ``bids``, ``plays``, ``recorded_tricks``,
+``recorded_scores``, ``load_errors``, ``load_warnings``).  Each file loads in one
+transaction; loading a file again first removes what it loaded before, and a hand
+whose ``(game_id, hand)`` is already in the database from another file replaces
+it, so nothing is ever duplicated.  A hand that appears twice in one file is a
+load error at its second appearance.
+
+``iter_records`` turns the tables back into :class:`~parsers.model.HandRecord`
+objects, ordered by game and hand, streaming (the checker reads them this way).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+import orjson
+import pyarrow as pa
+
+from parsers import formats
+from parsers.io import display_name, walk
+from parsers.model import Bid, HandRecord, LoadError, SideScore, Trick
+from parsers.schema import LOADED_TABLES, create_tables
+from parsers.seats import SEATS, SIDES, Seat, Side
+
+BATCH_HANDS = 5000
+"""Hands buffered before a batch is written."""
+
+_HAND_TABLES = ("deals", "bids", "plays", "recorded_tricks", "recorded_scores", "load_warnings")
+
+
+def connect(path: str | os.PathLike[str] | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open (or create) a spadework database and make sure every table exists.
+
+    ``path`` ``None`` or ``":memory:"`` gives an in-memory database.
+    """
+    target = ":memory:" if path is None else os.fspath(path)
+    con = duckdb.connect(target, read_only=read_only)
+    if not read_only:
+        create_tables(con)
+    return con
+
+
+@dataclass
+class FileResult:
+    """What loading one file did."""
+
+    source_file: str
+    format: str | None
+    hands: int = 0
+    errors: int = 0
+    warnings: int = 0
+
+
+@dataclass
+class LoadSummary:
+    """What a whole load did: files read, hands loaded, records rejected (``load_errors`` rows)."""
+
+    files: list[FileResult] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def hands(self) -> int:
+        return sum(f.hands for f in self.files)
+
+    @property
+    def errors(self) -> int:
+        return sum(f.errors for f in self.files)
+
+    @property
+    def warnings(self) -> int:
+        return sum(f.warnings for f in self.files)
+
+
+class _Batch:
+    """Column buffers for one batch of rows, table by table."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, dict[str, list[Any]]] = {}
+        self.keys: list[tuple[str, int]] = []
+
+    def add(self, table: str, **values: Any) -> None:
+        cols = self.rows.setdefault(table, {k: [] for k in values})
+        for k, v in values.items():
+            cols[k].append(v)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+def _rules_text(rules: Any) -> str:
+    return rules if isinstance(rules, str) else orjson.dumps(rules).decode()
+
+
+def _add_record(batch: _Batch, rec: HandRecord, source: str) -> None:
+    g, h = rec.game_id, rec.hand
+    batch.keys.append((g, h))
+    taken = rec.taken or (None, None, None, None)
+    batch.add(
+        "hands",
+        game_id=g,
+        hand=h,
+        event=rec.event,
+        date=rec.date,
+        table_name=rec.table,
+        round=rec.round,
+        rules=_rules_text(rec.rules),
+        dealer=str(rec.dealer),
+        player_n=rec.players[0],
+        player_e=rec.players[1],
+        player_s=rec.players[2],
+        player_w=rec.players[3],
+        taken_n=taken[0],
+        taken_e=taken[1],
+        taken_s=taken[2],
+        taken_w=taken[3],
+        has_deal=rec.deal is not None,
+        has_tricks=rec.tricks is not None,
+        winner=None if rec.winner is None else str(rec.winner),
+        extras=orjson.dumps(rec.extras).decode() if rec.extras else None,
+        source_file=source,
+        source_line=rec.source_line,
+    )
+    deal = rec.effective_deal()
+    if deal is not None:
+        inferred = rec.deal is None
+        for seat in SEATS:
+            for i, card in enumerate(deal[seat], 1):
+                batch.add("deals", game_id=g, hand=h, seat=str(seat), card=card, card_order=i, inferred=inferred)
+    for i, b in enumerate(rec.bids, 1):
+        whole = isinstance(b.value, int) or float(b.value).is_integer()
+        batch.add(
+            "bids",
+            game_id=g,
+            hand=h,
+            bid_order=i,
+            seat=str(b.seat),
+            bid=int(b.value) if whole else None,
+            nil=b.nil,
+            blind=b.blind,
+            bid_value=float(b.value),
+        )
+    for t_no, t in enumerate(rec.tricks or (), 1):
+        batch.add(
+            "recorded_tricks",
+            game_id=g,
+            hand=h,
+            trick=t_no,
+            leader=str(t.leader),
+            winner=None if t.winner is None else str(t.winner),
+        )
+        for order, (seat, card) in enumerate(zip(t.seats(), t.cards), 1):
+            batch.add("plays", game_id=g, hand=h, trick=t_no, play_order=order, seat=str(seat), card=card)
+    score = rec.score or (SideScore(), SideScore())
+    for side in SIDES:
+        a, b = side.seats
+        side_taken = None if rec.taken is None or taken[a] is None or taken[b] is None else taken[a] + taken[b]
+        batch.add(
+            "recorded_scores",
+            game_id=g,
+            hand=h,
+            side=str(side),
+            points=score[side].points,
+            total=score[side].total,
+            bags=score[side].bags,
+            taken=side_taken,
+            winner=None if rec.winner is None else str(rec.winner),
+            score_before=None if rec.score_before is None else rec.score_before[side],
+            bags_before=None if rec.bags_before is None else rec.bags_before[side],
+        )
+    for w in rec.warnings:
+        batch.add("load_warnings", source_file=source, source_line=rec.source_line, game_id=g, hand=h, message=w)
+
+
+def _table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    return [r[0] for r in con.execute(f"SELECT * FROM {table} LIMIT 0").description]
+
+
+def _flush(con: duckdb.DuckDBPyConnection, batch: _Batch, errors: list[LoadError]) -> None:
+    if batch.keys:
+        keys = pa.table({"game_id": [k[0] for k in batch.keys], "hand": [k[1] for k in batch.keys]})
+        con.register("_new_keys", keys)
+        for table in ("hands",) + _HAND_TABLES:
+            con.execute(f"DELETE FROM {table} WHERE (game_id, hand) IN (SELECT game_id, hand FROM _new_keys)")
+        con.unregister("_new_keys")
+    for table, cols in batch.rows.items():
+        arrow = pa.table(cols)
+        con.register("_batch", arrow)
+        names = ", ".join(cols)
+        con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM _batch")
+        con.unregister("_batch")
+    if errors:
+        arrow = pa.table(
+            {
+                "source_file": [e.source_file for e in errors],
+                "source_line": [e.source_line for e in errors],
+                "message": [e.message for e in errors],
+                "raw": [e.raw for e in errors],
+            }
+        )
+        con.register("_errors", arrow)
+        con.execute("INSERT INTO load_errors SELECT * FROM _errors")
+        con.unregister("_errors")
+
+
+def _forget_file(con: duckdb.DuckDBPyConnection, source: str) -> None:
+    """Remove everything a previous load of ``source`` wrote."""
+    for table in _HAND_TABLES:
+        if table == "load_warnings":
+            con.execute("DELETE FROM load_warnings WHERE source_file = ?", [source])
+            continue
+        con.execute(
+            f"DELETE FROM {table} WHERE (game_id, hand) IN (SELECT game_id, hand FROM hands WHERE source_file = ?)",
+            [source],
+        )
+    con.execute("DELETE FROM hands WHERE source_file = ?", [source])
+    con.execute("DELETE FROM load_errors WHERE source_file = ?", [source])
+
+
+def load_items(
+    con: duckdb.DuckDBPyConnection,
+    items: Iterable[HandRecord | LoadError],
+    source: str,
+    fmt: str | None = None,
+    on_batch: Callable[[int, int], None] | None = None,
+) -> FileResult:
+    """Write one file's stream of records and load errors in one transaction.
+
+    Previous rows of ``source`` are removed first.  A second record with the same
+    ``(game_id, hand)`` in the stream becomes a :class:`LoadError`.
+    ``on_batch(hands, errors)`` is called after each batch (for progress bars).
+    Returns the counts.  On an exception the transaction is rolled back and the
+    exception propagates: a half-loaded file never stays in the database.
+    """
+    result = FileResult(source, fmt)
+    seen: dict[tuple[str, int], int | None] = {}
+    con.execute("BEGIN TRANSACTION")
+    try:
+        _forget_file(con, source)
+        batch, errors = _Batch(), []
+        for item in items:
+            if isinstance(item, LoadError):
+                errors.append(item)
+                result.errors += 1
+            else:
+                key = (item.game_id, item.hand)
+                if key in seen:
+                    first = seen[key]
+                    where = f" (first at line {first})" if first is not None else ""
+                    from parsers.jsonl import dumps_record  # canonical raw text of the duplicate
+
+                    errors.append(
+                        LoadError(
+                            source,
+                            item.source_line or 0,
+                            f"hand {item.hand} of game {item.game_id!r} appears twice in this file{where}",
+                            dumps_record(item),
+                        )
+                    )
+                    result.errors += 1
+                    continue
+                seen[key] = item.source_line
+                _add_record(batch, item, source)
+                result.hands += 1
+                result.warnings += len(item.warnings)
+            if len(batch) >= BATCH_HANDS or len(errors) >= BATCH_HANDS:
+                _flush(con, batch, errors)
+                if on_batch:
+                    on_batch(len(batch), len(errors))
+                batch, errors = _Batch(), []
+        _flush(con, batch, errors)
+        if on_batch:
+            on_batch(len(batch), len(errors))
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return result
+
+
+def load_files(
+    con: duckdb.DuckDBPyConnection,
+    paths: Iterable[str | os.PathLike[str]],
+    fmt: str | None = None,
+    progress: bool = False,
+) -> LoadSummary:
+    """Load files and folders (recursively) into the database.
+
+    Files are matched to a format by extension, then content (see
+    :mod:`parsers.formats`); inside folders, files that are in no known format
+    are skipped and listed in ``LoadSummary.skipped``, while a file named
+    explicitly that cannot be read or identified gets a ``load_errors`` row
+    (line 0).  An empty file gets a ``load_errors`` row too ("no hands").
+    ``progress`` shows a rich progress bar on standard error.
+    Raises ``FileNotFoundError`` for a path that does not exist.
+    """
+    summary = LoadSummary()
+    paths = list(paths)
+    explicit = {os.path.normpath(os.fspath(p)) for p in paths}
+    files = list(walk(paths))
+    bar = _Progress(len(files)) if progress else None
+    try:
+        for path in files:
+            source = display_name(path)
+            file_fmt = fmt
+            if file_fmt is None:
+                try:
+                    file_fmt = formats.detect(path)
+                except formats.UnknownFormat:
+                    if source not in explicit:
+                        summary.skipped.append(source)
+                        if bar:
+                            bar.advance_file(source)
+                        continue
+            items = _with_empty_check(formats.load(path, fmt=file_fmt, source=source), source)
+            on_batch = bar.on_batch if bar else None
+            summary.files.append(load_items(con, items, source, file_fmt, on_batch))
+            if bar:
+                bar.advance_file(source)
+    finally:
+        if bar:
+            bar.close()
+    return summary
+
+
+def _with_empty_check(items: Iterator[HandRecord | LoadError], source: str) -> Iterator[HandRecord | LoadError]:
+    any_item = False
+    for item in items:
+        any_item = True
+        yield item
+    if not any_item:
+        yield LoadError(source, 0, "the file holds no hands (it is empty or blank)", "")
+
+
+class _Progress:
+    """A rich progress bar counting files and hands (on standard error)."""
+
+    def __init__(self, total_files: int) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.hands = 0
+        self.errors = 0
+        self.progress = Progress(
+            TextColumn("[bold]loading[/]"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("files  {task.fields[hands]:,} hands  {task.fields[errors]:,} rejected  {task.fields[name]}"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
+        self.task = self.progress.add_task("load", total=total_files, hands=0, errors=0, name="")
+        self.progress.start()
+
+    def on_batch(self, hands: int, errors: int) -> None:
+        self.hands += hands
+        self.errors += errors
+        self.progress.update(self.task, hands=self.hands, errors=self.errors)
+
+    def advance_file(self, name: str) -> None:
+        self.progress.update(self.task, advance=1, name=os.path.basename(name))
+
+    def close(self) -> None:
+        self.progress.stop()
+
+
+# --- reading records back -------------------------------------------------------------------------
+
+
+def _grouped(cur: duckdb.DuckDBPyConnection, query: str, params: list[Any], chunk: int = 20000) -> Iterator[tuple[tuple[str, int], list[tuple]]]:
+    """Run a query whose first two columns are game_id, hand (ordered), yielding rows grouped by them."""
+    cur.execute(query, params)
+    key: tuple[str, int] | None = None
+    group: list[tuple] = []
+    while True:
+        rows = cur.fetchmany(chunk)
+        if not rows:
+            break
+        for row in rows:
+            k = (row[0], row[1])
+            if k != key:
+                if key is not None:
+                    yield key, group
+                key, group = k, []
+            group.append(row)
+    if key is not None:
+        yield key, group
+
+
+class _Merger:
+    """Advances a grouped stream to a key (all streams share the same order)."""
+
+    def __init__(self, it: Iterator[tuple[tuple[str, int], list[tuple]]]) -> None:
+        self.it = it
+        self.head = next(it, None)
+
+    def take(self, key: tuple[str, int]) -> list[tuple]:
+        while self.head is not None and self.head[0] < key:
+            self.head = next(self.it, None)
+        if self.head is not None and self.head[0] == key:
+            rows = self.head[1]
+            self.head = next(self.it, None)
+            return rows
+        return []
+
+
+def iter_records(con: duckdb.DuckDBPyConnection, where: str | None = None, params: list[Any] | None = None) -> Iterator[HandRecord]:
+    """Stream the loaded hands back as :class:`HandRecord`, ordered by ``game_id`` then ``hand``.
+
+    ``where`` is an optional SQL condition on the ``hands`` table (alias ``h``),
+    e.g. ``"h.game_id = ?"`` with ``params``.  The records are what was loaded,
+    field for field (a JSONL -> DuckDB -> JSONL round trip is lossless); deals
+    inferred from the play are not returned as a recorded deal.
+    """
+    params = params or []
+    cond = f"WHERE {where}" if where else ""
+    sel = f"(SELECT game_id, hand FROM hands h {cond})"
+    order = "ORDER BY game_id, hand"
+
+    def q(table: str, cols: str, extra_order: str, extra_where: str = "") -> str:
+        return (
+            f"SELECT game_id, hand, {cols} FROM {table} t WHERE (game_id, hand) IN {sel} {extra_where} "
+            f"{order}, {extra_order}"
+        )
+
+    hand_cols = [c for c in _table_columns(con, "hands")]
+    main = con.cursor()
+    main.execute(f"SELECT {', '.join(hand_cols)} FROM hands h {cond} {order}", params)
+    seat_order = "CASE seat WHEN 'N' THEN 0 WHEN 'E' THEN 1 WHEN 'S' THEN 2 ELSE 3 END"
+    deals = _Merger(_grouped(con.cursor(), q("deals", "seat, card", f"{seat_order}, card_order", "AND NOT inferred"), params))
+    bids = _Merger(_grouped(con.cursor(), q("bids", "seat, bid_value, nil, blind", "bid_order"), params))
+    tricks = _Merger(_grouped(con.cursor(), q("recorded_tricks", "trick, leader, winner", "trick"), params))
+    plays = _Merger(_grouped(con.cursor(), q("plays", "trick, card", "trick, play_order"), params))
+    scores = _Merger(_grouped(con.cursor(), q("recorded_scores", "side, points, total, bags, score_before, bags_before", "side DESC"), params))
+    warns = _Merger(_grouped(con.cursor(), q("load_warnings", "message", "message"), params))
+    idx = {c: i for i, c in enumerate(hand_cols)}
+    while True:
+        rows = main.fetchmany(5000)
+        if not rows:
+            break
+        for row in rows:
+            key = (row[idx["game_id"]], row[idx["hand"]])
+            yield _record(row, idx, deals.take(key), bids.take(key), tricks.take(key), plays.take(key), scores.take(key), warns.take(key))
+
+
+def _record(row, idx, deal_rows, bid_rows, trick_rows, play_rows, score_rows, warn_rows) -> HandRecord:
+    get = lambda c: row[idx[c]]  # noqa: E731
+    deal = None
+    if get("has_deal"):
+        hands: list[list[str]] = [[], [], [], []]
+        for r in deal_rows:
+            hands[Seat.parse(r[2])].append(r[3])
+        deal = tuple(tuple(h) for h in hands)
+    bids = []
+    for r in bid_rows:
+        value = r[3]
+        value = int(value) if float(value).is_integer() else value
+        bids.append(Bid(Seat.parse(r[2]), value, bool(r[4]), bool(r[5])))
+    tricks = None
+    if get("has_tricks"):
+        cards_by_trick: dict[int, list[str]] = {}
+        for r in play_rows:
+            cards_by_trick.setdefault(r[2], []).append(r[3])
+        tricks = tuple(
+            Trick(Seat.parse(r[3]), tuple(cards_by_trick.get(r[2], ())), None if r[4] is None else Seat.parse(r[4]))
+            for r in trick_rows
+        )
+    taken_vals = (get("taken_n"), get("taken_e"), get("taken_s"), get("taken_w"))
+    taken = None if all(v is None for v in taken_vals) else taken_vals
+    by_side = {Side.parse(r[2]): r for r in score_rows}
+    score = None
+    score_before = bags_before = None
+    if by_side:
+        parts = tuple(
+            SideScore(*(by_side[s][3:6] if s in by_side else (None, None, None))) for s in SIDES
+        )
+        score = None if all(p.is_empty() for p in parts) else parts
+        sb = [by_side[s][6] if s in by_side else None for s in SIDES]
+        bb = [by_side[s][7] if s in by_side else None for s in SIDES]
+        score_before = None if None in sb else (sb[0], sb[1])
+        bags_before = None if None in bb else (bb[0], bb[1])
+    rules_text = get("rules")
+    rules: Any = orjson.loads(rules_text) if rules_text and rules_text.startswith("{") else (rules_text or "standard")
+    extras = orjson.loads(get("extras")) if get("extras") else {}
+    return HandRecord(
+        game_id=get("game_id"),
+        hand=get("hand"),
+        dealer=Seat.parse(get("dealer")),
+        players=(get("player_n"), get("player_e"), get("player_s"), get("player_w")),
+        bids=tuple(bids),
+        rules=rules,
+        event=get("event"),
+        date=get("date"),
+        table=get("table_name"),
+        round=get("round"),
+        deal=deal,
+        tricks=tricks,
+        taken=taken,
+        score=score,
+        score_before=score_before,
+        bags_before=bags_before,
+        winner=None if get("winner") is None else Side.parse(get("winner")),
+        extras=extras,
+        warnings=tuple(r[2] for r in warn_rows),
+        source_file=get("source_file"),
+        source_line=get("source_line"),
+    )
+
+
+def loaded_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """Row counts of the loaded tables (for summaries)."""
+    return {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in LOADED_TABLES}

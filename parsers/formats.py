@@ -1,0 +1,119 @@
+"""Which format a file is in, and the one entry point that reads any of them.
+
+The extension decides (``.jsonl``/``.json``, ``.spn``, ``.csv``, ``.ptn``/``.pbn``,
+each optionally ``.gz``); a JSON Lines file whose records are OpenSpiel episodes is
+recognised by content; a file whose extension says nothing is sniffed.  Every
+format module offers ``load(path, source=None)`` yielding ``HandRecord | LoadError``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+from parsers.io import head_bytes, strip_gz
+from parsers.model import HandRecord, LoadError
+
+FORMATS: dict[str, str] = {
+    "jsonl": "parsers.jsonl",
+    "spn": "parsers.spn",
+    "csv": "parsers.scoresheet",
+    "ptn": "parsers.trickster",
+    "openspiel": "parsers.openspiel",
+}
+"""Format name -> module.  ``csv`` is the score-sheet format, ``ptn`` Trickster's export."""
+
+WRITABLE = ("jsonl", "spn", "csv")
+"""Formats ``dump`` can write."""
+
+_EXTENSIONS = {
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "jsonl",
+    ".spn": "spn",
+    ".csv": "csv",
+    ".ptn": "ptn",
+    ".pbn": "ptn",
+}
+
+_INT_LINE = re.compile(rb"^\s*\d+(\s+\d+)+\s*$")
+
+
+class UnknownFormat(ValueError):
+    """Raised when neither the extension nor the content says which format a file is in."""
+
+
+def module(fmt: str) -> ModuleType:
+    """The parser module of a format name (see :data:`FORMATS`). Raises ``ValueError`` for an unknown name."""
+    try:
+        return importlib.import_module(FORMATS[fmt])
+    except KeyError:
+        raise ValueError(f"unknown format {fmt!r}; known formats: {', '.join(FORMATS)}") from None
+
+
+def sniff(head: bytes) -> str | None:
+    """Guess a format from the first bytes of a file's content, or ``None``."""
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not text:
+        return None
+    first = text.split(b"\n", 1)[0]
+    if text.startswith(b"{"):
+        if b'"history"' in first and b'"game_id"' not in first:
+            return "openspiel"
+        return "jsonl"
+    if text.startswith(b"["):
+        if re.match(rb"\[\s*\{", text):
+            return "jsonl"
+        if b"[Auction" in head or b"[GameCode" in head or b"[GameOptionsJson" in head:
+            return "ptn"
+        return "spn"
+    if text.startswith((b"%", b";")):
+        return "ptn" if b"[Auction" in head or b"% PTN" in head or b"[GameCode" in head else "spn"
+    if first.lower().startswith(b"game_id,") or b",dealer," in first.lower():
+        return "csv"
+    if _INT_LINE.match(first):
+        return "openspiel"
+    return None
+
+
+def detect(path: str | os.PathLike[str]) -> str:
+    """The format of a file: by extension, then by content.
+
+    Raises :class:`UnknownFormat` naming the file when neither tells.
+    """
+    name = strip_gz(os.fspath(path))
+    ext = Path(name).suffix.lower()
+    by_ext = _EXTENSIONS.get(ext)
+    if by_ext == "jsonl":
+        # OpenSpiel episodes are JSON Lines too: tell them apart by content.
+        return "openspiel" if sniff(head_bytes(path)) == "openspiel" else "jsonl"
+    if by_ext is not None:
+        return by_ext
+    guess = sniff(head_bytes(path))
+    if guess is None:
+        raise UnknownFormat(f"{os.fspath(path)}: not a log format spadework reads (known: {', '.join(FORMATS)})")
+    return guess
+
+
+def load(path: str | os.PathLike[str], fmt: str | None = None, source: str | None = None) -> Iterator[HandRecord | LoadError]:
+    """Stream the records of any supported file (format detected unless ``fmt`` is given).
+
+    Yields :class:`HandRecord` and :class:`LoadError`; an unreadable file (missing,
+    unknown format) yields one :class:`LoadError` at line 0 instead of raising.
+    """
+    src = source or os.fspath(path)
+    try:
+        fmt = fmt or detect(path)
+        mod = module(fmt)
+    except (ValueError, OSError) as exc:
+        yield LoadError(src, 0, str(exc), "")
+        return
+    try:
+        yield from mod.load(path, source=src)
+    except (OSError, EOFError) as exc:  # unreadable or truncated (.gz) file: keep what was read
+        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        yield LoadError(src, 0, f"cannot read the rest of the file: {reason}", "")
