@@ -1,0 +1,18 @@
+"""Shared test helpers: where the real corpus lives, and small record builders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+@pytest.fixture
+def corpus() -> Path:
+    """The shared corpus of real logs (skips the test when it is not beside the checkout)."""
+    if not CORPUS.is_dir():
+        pytest.skip(f"shared corpus not found at {CORPUS} (tests read real logs from ../shared/corpus)")
+    return CORPUS

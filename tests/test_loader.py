@@ -1,0 +1,142 @@
+import orjson
+import pytest
+
+from parsers import db, jsonl
+from parsers.model import LoadError
+from parsers.seats import Seat
+
+from tests.test_jsonl import GOOD, line
+
+# A complete, legal hand (each seat plays one suit in turn is not legal, so build it by rank).
+SUITS = "CDHS"
+
+
+def full_hand_obj(game="g", hand=1):
+    # N holds all clubs, E diamonds, S hearts, W spades; E leads clubs? no: every trick is led by the
+    # winner; here we only need 13 tricks of 4 distinct cards for the loader (the checker is tested elsewhere).
+    ranks = "AKQJT98765432"
+    tricks = [{"leader": "N", "cards": [r + "C", r + "D", r + "H", r + "S"]} for r in ranks]
+    return {
+        "game_id": game,
+        "hand": hand,
+        "players": {"N": "a", "E": "b", "S": "c", "W": "d"},
+        "dealer": "W",
+        "bids": [{"seat": s, "bid": 3} for s in "NESW"],
+        "tricks": tricks,
+    }
+
+
+def write(path, *objs_or_lines):
+    path.write_text("".join((o if isinstance(o, str) else orjson.dumps(o).decode()) + "\n" for o in objs_or_lines))
+    return path
+
+
+def test_load_and_read_back(tmp_path):
+    p = write(tmp_path / "a.jsonl", line(hand=1), line(hand=2, deal={"N": ["AS"], "E": [], "S": [], "W": []}))
+    con = db.connect()
+    summary = db.load_files(con, [p])
+    assert (summary.hands, summary.errors) == (2, 0)
+    recs = list(db.iter_records(con))
+    originals = [i for i in jsonl.load(p)]
+    assert [jsonl.record_to_obj(r) for r in recs] == [jsonl.record_to_obj(o) for o in originals]
+    assert con.execute("SELECT seat, bid, nil, blind FROM bids WHERE hand = 1 ORDER BY bid_order").fetchall() == [
+        ("E", 3, False, False), ("S", 0, True, False), ("W", 4, False, False), ("N", 5, False, False)]
+    assert con.execute("SELECT trick, play_order, seat, card FROM plays WHERE hand = 1").fetchall() == [
+        (1, 1, "E", "2C"), (1, 2, "S", "5C"), (1, 3, "W", "KC"), (1, 4, "N", "AC")]
+    assert con.execute("SELECT side, points, total, bags FROM recorded_scores WHERE hand = 1 ORDER BY side DESC").fetchall() == [
+        ("NS", 151, 151, 1), ("EW", -70, -70, 0)]
+    h = con.execute("SELECT dealer, player_n, player_w, rules, source_file, source_line FROM hands WHERE hand = 2").fetchone()
+    assert h == ("N", "ana", "di", "standard", str(p), 2)
+
+
+def test_deal_inferred_from_complete_play(tmp_path):
+    p = write(tmp_path / "full.jsonl", full_hand_obj())
+    con = db.connect()
+    db.load_files(con, [p])
+    rows = con.execute("SELECT seat, count(*), bool_and(inferred) FROM deals GROUP BY seat ORDER BY seat").fetchall()
+    assert rows == [("E", 13, True), ("N", 13, True), ("S", 13, True), ("W", 13, True)]
+    (rec,) = db.iter_records(con)
+    assert rec.deal is None  # an inferred deal is not handed back as a recorded one
+    assert con.execute("SELECT card FROM deals WHERE seat = 'N' ORDER BY card_order LIMIT 2").fetchall() == [("AC",), ("KC",)]
+
+
+def test_reload_replaces_never_duplicates(tmp_path):
+    p = write(tmp_path / "a.jsonl", line(hand=1), line(hand=2))
+    con = db.connect()
+    db.load_files(con, [p])
+    db.load_files(con, [p])
+    assert con.execute("SELECT count(*) FROM hands").fetchone()[0] == 2
+    assert con.execute("SELECT count(*) FROM bids").fetchone()[0] == 8
+    # the file shrinks: its old hand 2 goes away
+    write(p, line(hand=1))
+    db.load_files(con, [p])
+    assert con.execute("SELECT hand FROM hands").fetchall() == [(1,)]
+    assert con.execute("SELECT count(*) FROM plays").fetchone()[0] == 4
+    # another file holding the same hand replaces it
+    q = write(tmp_path / "b.jsonl", line(hand=1, dealer="E"))
+    db.load_files(con, [q])
+    assert con.execute("SELECT dealer, source_file FROM hands").fetchall() == [("E", str(q))]
+    assert con.execute("SELECT count(*) FROM bids").fetchone()[0] == 4
+
+
+def test_duplicate_hand_in_one_file_is_rejected(tmp_path):
+    p = write(tmp_path / "dup.jsonl", line(hand=1), line(hand=1, dealer="S"))
+    con = db.connect()
+    s = db.load_files(con, [p])
+    assert (s.hands, s.errors) == (1, 1)
+    (msg, ln) = con.execute("SELECT message, source_line FROM load_errors").fetchone()
+    assert ln == 2 and "appears twice in this file (first at line 1)" in msg
+
+
+def test_crash_half_way_leaves_no_half_file(tmp_path):
+    con = db.connect()
+    p = write(tmp_path / "a.jsonl", line(hand=1))
+    db.load_files(con, [p])
+
+    def items():
+        yield from jsonl.loads(line(hand=5), source=str(p))
+        raise RuntimeError("disk on fire")
+
+    with pytest.raises(RuntimeError):
+        db.load_items(con, items(), str(p))
+    assert con.execute("SELECT hand FROM hands").fetchall() == [(1,)]
+
+
+def test_folder_load_skips_unknown_files_but_reports_named_ones(tmp_path):
+    write(tmp_path / "a.jsonl", line(hand=1))
+    (tmp_path / "notes.txt").write_text("just some words\n")
+    (tmp_path / "sub").mkdir()
+    write(tmp_path / "sub" / "b.jsonl", line(game_id="other"))
+    con = db.connect()
+    s = db.load_files(con, [tmp_path])
+    assert s.hands == 2 and s.skipped == [str(tmp_path / "notes.txt")]
+    s2 = db.load_files(con, [tmp_path / "notes.txt"])
+    assert s2.errors == 1
+    assert "not a log format spadework reads" in con.execute("SELECT message FROM load_errors").fetchone()[0]
+
+
+def test_empty_file_and_missing_path(tmp_path):
+    (tmp_path / "empty.jsonl").write_text("")
+    con = db.connect()
+    s = db.load_files(con, [tmp_path / "empty.jsonl"])
+    assert s.errors == 1 and "holds no hands" in con.execute("SELECT message FROM load_errors").fetchone()[0]
+    with pytest.raises(FileNotFoundError):
+        db.load_files(con, [tmp_path / "nope.jsonl"])
+
+
+def test_huge_garbage_line_is_one_error(tmp_path):
+    p = tmp_path / "big.jsonl"
+    p.write_bytes(line(hand=1).encode() + b"\n" + b"x" * (5 * 1024 * 1024) + b"\n" + line(hand=2).encode() + b"\n")
+    con = db.connect()
+    s = db.load_files(con, [p])
+    assert (s.hands, s.errors) == (2, 1)
+    msg, raw_len = con.execute("SELECT message, length(raw) FROM load_errors").fetchone()
+    assert msg.startswith("not valid JSON") and len(msg) < 300 and raw_len == 5 * 1024 * 1024
+
+
+def test_where_filter_and_order(tmp_path):
+    p = write(tmp_path / "a.jsonl", line(game_id="b", hand=2), line(game_id="b", hand=1), line(game_id="a", hand=7))
+    con = db.connect()
+    db.load_files(con, [p])
+    assert [(r.game_id, r.hand) for r in db.iter_records(con)] == [("a", 7), ("b", 1), ("b", 2)]
+    assert [r.hand for r in db.iter_records(con, "h.game_id = ?", ["b"])] == [1, 2]
