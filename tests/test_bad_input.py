@@ -1,0 +1,104 @@
+"""Issue 2's "done when": a folder mixing good files and every kind of bad input loads every good hand and
+lists every bad record in load_errors, with file, line and a reason a person understands."""
+
+import gzip
+import subprocess
+import sys
+
+import orjson
+
+from parsers import db
+from tests.test_jsonl import line
+
+CSV_HEADER = (
+    "game_id,hand,dealer,player_N,player_E,player_S,player_W,bid_N,bid_E,bid_S,bid_W,"
+    "taken_N,taken_E,taken_S,taken_W,NS_points,NS_total,NS_bags,EW_points,EW_total,EW_bags"
+)
+CSV_ROW = "sheet-1,{hand},N,ana,bo,cy,di,4,3,2,3,4,3,3,3,61,{total},1,60,60,0"
+
+SPN_GOOD = """[Event "Club night"]
+[Game "spn-1"]
+[Rules "standard"]
+[North "ana"] [East "bo"] [South "cy"] [West "di"]
+
+[Hand "1"]
+[Dealer "N"]
+[Bids "E 3, S nil, W 4, N 5"]
+[Taken "N 5 E 3 S 1 W 4"]
+
+[Hand "2"]
+[Dealer "E"
+[Bids "S 3, W 3, N 3, E 3"]
+
+[Hand "3"]
+[Dealer "S"]
+[Bids "W 3, N 3, E 3, S 3"]
+"""
+
+
+def make_folder(root):
+    good = root / "good"
+    bad = root / "bad"
+    good.mkdir()
+    bad.mkdir()
+    (good / "a.jsonl").write_text(line(hand=1) + "\n" + line(hand=2) + "\n")
+    with gzip.open(good / "b.jsonl.gz", "wt") as f:
+        f.write(line(game_id="gz", hand=1) + "\n")
+    (bad / "truncated.jsonl").write_text(line(hand=1) + "\n" + line(hand=2)[:-15] + "\n")
+    (bad / "badcard.jsonl").write_text(line(tricks=[{"leader": "E", "cards": ["1S"]}]) + "\n")
+    (bad / "badseat.jsonl").write_text(line(dealer="X") + "\n")
+    (bad / "wrongtype.jsonl").write_text(line(hand="two") + "\n")
+    (bad / "missing.jsonl").write_text(line(players=...) + "\n")
+    (bad / "utf8.jsonl").write_bytes(b'{"game_id": "caf\xe9", "hand": 1}\n')
+    (bad / "empty.jsonl").write_text("")
+    (bad / "garbage.jsonl").write_bytes(b"\x00garbage" * (5 * 1024 * 1024 // 8) + b"\n")
+    (bad / "schema.jsonl").write_text(line(schema="spades-hand/2") + "\n")
+    (bad / "tag.spn").write_text(SPN_GOOD)
+    rows = [CSV_HEADER, CSV_ROW.format(hand=1, total=61), "sheet-1,2,E,ana,bo", CSV_ROW.format(hand=3, total=122)]
+    (bad / "short.csv").write_text("\n".join(rows) + "\n")
+    return root
+
+
+# (file, line) of every bad record above, with a word of the reason each must give
+EXPECTED_ERRORS = {
+    ("truncated.jsonl", 2): "not valid JSON",
+    ("badcard.jsonl", 1): "'1S' is not a card",
+    ("badseat.jsonl", 1): "'X' is not a seat",
+    ("wrongtype.jsonl", 1): "'two' is not a whole number",
+    ("missing.jsonl", 1): "missing required key 'players'",
+    ("utf8.jsonl", 1): "invalid UTF-8",
+    ("empty.jsonl", 0): "no hands",
+    ("garbage.jsonl", 1): "not valid JSON",
+    ("schema.jsonl", 1): "spades-hand/2",
+    ("tag.spn", 11): "]",
+    ("short.csv", 3): "cells",
+}
+
+
+def test_mixed_folder_loads_every_good_hand_and_lists_every_bad_record(tmp_path):
+    root = make_folder(tmp_path)
+    con = db.connect()
+    summary = db.load_files(con, [root])
+    # good hands: a.jsonl 2, b.jsonl.gz 1, truncated.jsonl 1, tag.spn 2 (hands 1 and 3), short.csv 2
+    assert summary.hands == 8
+    rows = con.execute("SELECT source_file, source_line, message, raw FROM load_errors").fetchall()
+    got = {(f.rsplit("/", 1)[-1], ln): (msg, raw) for f, ln, msg, raw in rows}
+    assert set(got) == set(EXPECTED_ERRORS)
+    for key, word in EXPECTED_ERRORS.items():
+        assert word in got[key][0], (key, got[key][0])
+    assert "sheet-1,2,E,ana,bo" in got[("short.csv", 3)][1]
+    assert len(got[("garbage.jsonl", 1)][1]) >= 5 * 1024 * 1024 - 16
+
+
+def test_cli_load_exit_status_and_summary(tmp_path):
+    root = make_folder(tmp_path)
+    dbfile = tmp_path / "out.duckdb"
+    good = subprocess.run([sys.executable, "-m", "analysis.cli", "load", str(root / "good"), "--db", str(dbfile)],
+                          capture_output=True, text=True)
+    assert good.returncode == 0, good.stderr
+    assert "Loaded 3 hands from 2 files; 0 records rejected" in good.stdout
+    bad = subprocess.run([sys.executable, "-m", "analysis.cli", "load", str(root / "bad"), "--db", str(dbfile)],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2
+    assert "11 records rejected" in bad.stdout
+    assert "badseat.jsonl:1: dealer 'X' is not a seat" in bad.stdout
