@@ -111,6 +111,7 @@ def _add_record(batch: _Batch, rec: HandRecord, source: str) -> None:
         table_name=rec.table,
         round=rec.round,
         rules=_rules_text(rec.rules),
+        rules_is_object=not isinstance(rec.rules, str),
         dealer=str(rec.dealer),
         player_n=rec.players[0],
         player_e=rec.players[1],
@@ -487,7 +488,7 @@ def _record(row, idx, deal_rows, bid_rows, trick_rows, play_rows, score_rows, wa
         score_before = None if None in sb else (sb[0], sb[1])
         bags_before = None if None in bb else (bb[0], bb[1])
     rules_text = get("rules")
-    rules: Any = orjson.loads(rules_text) if rules_text and rules_text.startswith("{") else (rules_text or "standard")
+    rules: Any = orjson.loads(rules_text) if get("rules_is_object") else rules_text
     extras = orjson.loads(get("extras")) if get("extras") else {}
     return HandRecord(
         game_id=get("game_id"),

@@ -202,6 +202,8 @@ def record_from_obj(obj: Any, source_file: str | None = None, source_line: int |
     if obj.get("taken") is not None:
         tk = _seat_map(obj["taken"], "taken")
         taken = tuple(_opt_int(tk.get(s), f"taken.{s}") for s in SEATS)
+        if all(v is None for v in taken):
+            taken = None  # an empty object records nothing
 
     score = None
     if obj.get("score") is not None:

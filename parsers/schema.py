@@ -18,6 +18,7 @@ LOADED_TABLES: dict[str, str] = {
         table_name VARCHAR,
         round VARCHAR,
         rules VARCHAR,
+        rules_is_object BOOLEAN,
         dealer VARCHAR,
         player_n VARCHAR,
         player_e VARCHAR,

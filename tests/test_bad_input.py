@@ -70,7 +70,7 @@ EXPECTED_ERRORS = {
     ("empty.jsonl", 0): "no hands",
     ("garbage.jsonl", 1): "not valid JSON",
     ("schema.jsonl", 1): "spades-hand/2",
-    ("tag.spn", 11): "]",
+    ("tag.spn", 12): "]",
     ("short.csv", 3): "cells",
 }
 
