@@ -1,0 +1,354 @@
+"""The score-sheet CSV (``.csv``): what a table keeps on paper (FORMATS.md section 3).
+
+One row per hand after a header row.  The header must hold these columns (any order)::
+
+    game_id,hand,dealer,player_N,player_E,player_S,player_W,bid_N,bid_E,bid_S,bid_W,
+    taken_N,taken_E,taken_S,taken_W,NS_points,NS_total,NS_bags,EW_points,EW_total,EW_bags
+
+Optional columns: ``rules`` (a preset name such as ``barmore``, or a JSON object
+``{"preset": "standard", "target": 300}``; empty or absent = ``standard``) and the
+metadata ``event``, ``date``, ``table``, ``round``.  Any other column is kept as an
+extension key of the hand, like an unknown key of the JSON form: an ``x_*`` column
+silently, any other with a warning; its empty cells are left out.
+
+Cells: bids are a number, ``nil`` (``0`` means nil too), ``bn`` (blind nil) or ``b7``
+(blind seven; ``bN`` is a blind N).  An empty bid, taken or score cell means "not
+recorded".  The sheet says nothing of the order of the bids, so a hand's bids are
+listed in bidding order, from the dealer's left clockwise (RULES.md section 3); a
+seat with an empty bid cell (the silent partner of a blind seven) has no bid.  The
+sheet has no play and no winner column: records have ``taken`` and ``score``, no
+``tricks``, no ``deal``, and ``winner`` is ``None`` (the checker decides who won).
+
+Reading (decisions FORMATS.md leaves open):
+
+- The delimiter is the one the header uses: ``,`` or, if the header has none, ``;``
+  or a tab (spreadsheets in some languages export with ``;``).
+- Header names are matched exactly after trimming spaces.  A header that lacks a
+  required column (missing, misspelt) gives one :class:`~parsers.model.LoadError` for
+  line 1 naming the missing columns, and nothing else of the file can be read: the
+  columns of the other rows are unknown, so no row is read (the raw text kept is the
+  header line).
+- An empty file, or a file with a header and no rows, yields nothing.  Blank lines and
+  rows whose every cell is empty are skipped.
+- A row is read on its own line (a cell may not hold a line break).  A row with fewer
+  cells than the header, with extra cells that are not empty, a cell that is not a
+  number, a bid that is not a bid, an unknown dealer, invalid UTF-8 ... becomes one
+  :class:`~parsers.model.LoadError` with its line number, the reason (``line 7: taken_N
+  'five' is not a whole number``) and the raw row; the next row is read as usual.
+
+Writing (:func:`dump`) is lossy by nature: a sheet holds no deal, no play, no
+``score_before``/``bags_before``, no winner and no extension keys, and only one bid
+per seat (the first, and not the order the bids were made in); taken is written only
+where recorded (it is not worked out from the play).  Text cells lose their surrounding
+spaces on reading, and :func:`dump` writes a line break inside a name as a space.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from typing import IO, Any
+
+from parsers.io import decode, iter_lines, iter_text_lines, raw_text
+from parsers.jsonl import KNOWN_KEYS, record_from_obj
+from parsers.model import HandRecord, LoadError, RecordError
+from parsers.seats import SEATS, SIDES, Seat
+from parsers.spn import format_bid_text, format_rules_text, parse_bid_text, parse_rules_text
+
+Item = HandRecord | LoadError
+
+REQUIRED_COLUMNS: tuple[str, ...] = (
+    "game_id",
+    "hand",
+    "dealer",
+    *(f"player_{s}" for s in "NESW"),
+    *(f"bid_{s}" for s in "NESW"),
+    *(f"taken_{s}" for s in "NESW"),
+    *(f"{side}_{field}" for side in ("NS", "EW") for field in ("points", "total", "bags")),
+)
+"""The header FORMATS.md requires, in its order."""
+
+OPTIONAL_COLUMNS: tuple[str, ...] = ("rules", "event", "date", "table", "round")
+"""Columns read when present."""
+
+DEFAULT_COLUMNS: tuple[str, ...] = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
+"""What :func:`dump` writes unless told otherwise."""
+
+_SCORE_FIELDS = ("points", "total", "bags")
+
+
+class _RowError(RecordError):
+    pass
+
+
+def _whole(text: str, column: str) -> int:
+    t = text.strip()
+    sign = t[1:] if t[:1] in "+-" else t
+    if not sign.isdigit() or not sign.isascii():
+        raise _RowError(f"{column} {text!r} is not a whole number")
+    return int(t)
+
+
+def _opt_whole(text: str, column: str) -> int | None:
+    return None if not text.strip() else _whole(text, column)
+
+
+def record_from_row(row: Mapping[str, str], source_file: str | None = None, source_line: int | None = None) -> HandRecord:
+    """Build a :class:`HandRecord` from one row, given as ``column -> cell text``.
+
+    Raises :class:`~parsers.model.RecordError` (a ``ValueError``) naming the column:
+    ``dealer 'X' is not a seat (expected N, E, S or W)``, ``taken_N 'five' is not a whole number``,
+    ``bid_E 'x' is not a bid (...)``, ``game_id is empty``.
+    """
+    cell = {k: (v or "") for k, v in row.items()}
+    game_id = cell["game_id"].strip()
+    if not game_id:
+        raise _RowError("game_id is empty")
+    if not cell["hand"].strip():
+        raise _RowError("hand is empty")
+    hand = _whole(cell["hand"], "hand")
+    if hand < 1:
+        raise _RowError(f"hand {hand} is below 1 (hands are numbered from 1)")
+    dealer_text = cell["dealer"].strip()
+    if not dealer_text:
+        raise _RowError("dealer is empty (the dealer is required)")
+    try:
+        dealer = Seat.parse(dealer_text)
+    except ValueError:
+        raise _RowError(f"dealer {dealer_text!r} is not a seat (expected N, E, S or W)") from None
+
+    obj: dict[str, Any] = {"game_id": game_id, "hand": hand, "dealer": str(dealer)}
+    for key in ("event", "date", "table", "round"):
+        if cell.get(key, "").strip():
+            obj[key] = cell[key].strip()
+    if cell.get("rules", "").strip():
+        try:
+            obj["rules"] = parse_rules_text(cell["rules"].strip())
+        except ValueError as exc:
+            raise _RowError(f"rules {exc}") from None
+    obj["players"] = {s: (cell[f"player_{s}"].strip() or None) for s in "NESW"}
+
+    bids = []
+    for seat in dealer.left.clockwise():
+        column = f"bid_{seat}"
+        text = cell[column].strip()
+        if not text:
+            continue
+        try:
+            value, nil, blind = parse_bid_text(text)
+        except ValueError as exc:
+            raise _RowError(f"{column} {exc}") from None
+        b: dict[str, Any] = {"seat": str(seat), "bid": "nil" if nil else value}
+        if blind:
+            b["blind"] = True
+        bids.append(b)
+    obj["bids"] = bids
+
+    taken = {s: _opt_whole(cell[f"taken_{s}"], f"taken_{s}") for s in "NESW"}
+    if any(v is not None for v in taken.values()):
+        obj["taken"] = {s: v for s, v in taken.items() if v is not None}
+    score: dict[str, dict[str, int]] = {}
+    for side in ("NS", "EW"):
+        for field in _SCORE_FIELDS:
+            column = f"{side}_{field}"
+            v = _opt_whole(cell[column], column)
+            if v is not None:
+                score.setdefault(side, {})[field] = v
+    if score:
+        obj["score"] = score
+    ignored = []
+    for column, text in cell.items():
+        if column in REQUIRED_COLUMNS or column in OPTIONAL_COLUMNS or not text.strip():
+            continue
+        if column in KNOWN_KEYS:
+            ignored.append(column)
+        else:
+            obj[column] = text.strip()
+    rec = record_from_obj(obj, source_file, source_line)
+    notes = tuple(f"unknown column '{k}' kept as an extension" for k in rec.extras if not k.startswith("x_"))
+    notes += tuple(f"column '{c}' is not a score-sheet column; its cell was ignored" for c in ignored)
+    return replace(rec, warnings=notes) if notes or rec.warnings else rec
+
+
+def _delimiter(header: str) -> str:
+    if "," in header:
+        return ","
+    for d in (";", "\t"):
+        if d in header:
+            return d
+    return ","
+
+
+def _split(text: str, delimiter: str) -> list[str]:
+    """The cells of one line.  Raises ``ValueError`` for what the csv module cannot read (a NUL)."""
+    try:
+        return next(csv.reader([text], delimiter=delimiter), [])
+    except csv.Error as exc:
+        raise ValueError(f"not a CSV row ({exc})") from None
+
+
+def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator[Item]:
+    """Parse numbered raw lines of a score sheet (see the module doc), one row at a time."""
+    columns: list[str] | None = None
+    delimiter = ","
+    for n, raw in lines:
+        if not raw.strip():
+            continue
+        try:
+            text = decode(raw)
+        except ValueError as exc:
+            if columns is None:
+                yield LoadError(source, n, f"line {n}: header: {exc}; no row of this file can be read", raw_text(raw))
+                return
+            yield LoadError(source, n, f"line {n}: {exc}", raw_text(raw))
+            continue
+        if columns is None:
+            delimiter = _delimiter(text)
+            try:
+                columns = [c.strip() for c in _split(text, delimiter)]
+            except ValueError as exc:
+                yield LoadError(source, n, f"line {n}: header: {exc}; no row of this file can be read", raw_text(raw))
+                return
+            missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+            dupes = sorted({c for c in columns if c and columns.count(c) > 1})
+            if missing or dupes:
+                parts = []
+                if missing:
+                    parts.append(f"the header lacks the column{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+                if dupes:
+                    parts.append(f"the header repeats {', '.join(dupes)}")
+                known = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
+                unknown = [c for c in columns if c not in known and not c.startswith("x_")]
+                if missing and unknown:
+                    parts.append(f"unexpected column{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}")
+                yield LoadError(
+                    source,
+                    n,
+                    f"line {n}: " + "; ".join(parts) + " (a score sheet's first row must name its columns: "
+                    + ",".join(REQUIRED_COLUMNS) + "); no row of this file can be read",
+                    raw_text(raw),
+                )
+                return
+            continue
+        try:
+            cells = _split(text, delimiter)
+            if not any(c.strip() for c in cells):
+                continue
+            if len(cells) < len(columns):
+                raise _RowError(f"the row has {len(cells)} cells; the header has {len(columns)}")
+            if len(cells) > len(columns) and any(c.strip() for c in cells[len(columns):]):
+                raise _RowError(f"the row has {len(cells)} cells, some beyond the header's {len(columns)} columns")
+            row = {c: v for c, v in zip(columns, cells) if c}
+            yield record_from_row(row, source, n)
+        except ValueError as exc:  # _RowError, RecordError, a cell csv cannot read
+            yield LoadError(source, n, f"line {n}: {exc}", raw_text(raw))
+
+
+def load(path: str | os.PathLike[str], source: str | None = None) -> Iterator[Item]:
+    """Stream the hands of a score-sheet ``.csv`` file (or gzipped): one :class:`HandRecord` per row,
+    one :class:`LoadError` (file, line, reason, raw row) per row that cannot be read.
+
+    Never raises for bad content; reads line by line.  ``source`` is the name recorded
+    as ``source_file`` (default: the path).
+    """
+    yield from iter_scoresheet(iter_lines(path), source or os.fspath(path))
+
+
+def loads(text: str | bytes, source: str = "<string>") -> Iterator[Item]:
+    """Stream the hands of score-sheet text (see :func:`load`)."""
+    yield from iter_scoresheet(iter_text_lines(text), source)
+
+
+# --- writing ----------------------------------------------------------------------------------------
+
+
+def _cell(text: str | None) -> str:
+    """A text cell as the sheet can hold it: line breaks become spaces (a row is one line)."""
+    if text is None:
+        return ""
+    return text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+
+
+def row_from_record(rec: HandRecord) -> dict[str, str]:
+    """The score-sheet row of a record, ``column -> cell`` for every column of :data:`DEFAULT_COLUMNS`.
+
+    Lossy (see the module doc): only the first bid of each seat is kept, and nothing of the
+    deal, play, ``score_before``/``bags_before``, winner or extension keys.
+    """
+    row: dict[str, str] = {c: "" for c in DEFAULT_COLUMNS}
+    row["game_id"] = _cell(rec.game_id)
+    row["hand"] = str(rec.hand)
+    row["dealer"] = str(rec.dealer)
+    for s in SEATS:
+        row[f"player_{s}"] = _cell(rec.players[s])
+        b = rec.bid_of(s)
+        if b is not None:
+            row[f"bid_{s}"] = format_bid_text(b.value, b.nil, b.blind)
+        if rec.taken is not None and rec.taken[s] is not None:
+            row[f"taken_{s}"] = str(rec.taken[s])
+    if rec.score is not None:
+        for side in SIDES:
+            for field in _SCORE_FIELDS:
+                v = getattr(rec.score[side], field)
+                if v is not None:
+                    row[f"{side}_{field}"] = str(v)
+    row["rules"] = format_rules_text(rec.rules)
+    for key in ("event", "date", "table", "round"):
+        row[key] = _cell(getattr(rec, key))
+    return row
+
+
+def dump(records: Iterable[HandRecord], fp: IO[str], columns: Sequence[str] = DEFAULT_COLUMNS) -> int:
+    """Write records as a score sheet to a text stream (``\\n`` line ends), streaming; returns how
+    many rows were written.  ``columns`` (default :data:`DEFAULT_COLUMNS`) must include every
+    required column; raises ``ValueError`` otherwise.
+    """
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing:
+        raise ValueError(f"a score sheet needs the columns {', '.join(missing)}")
+    unknown = [c for c in columns if c not in DEFAULT_COLUMNS]
+    if unknown:
+        raise ValueError(f"unknown score-sheet columns: {', '.join(unknown)}")
+    writer = csv.writer(fp, lineterminator="\n")
+    writer.writerow(columns)
+    n = 0
+    for rec in records:
+        row = row_from_record(rec)
+        writer.writerow([row[c] for c in columns])
+        n += 1
+    return n
+
+
+def dumps(records: Iterable[HandRecord], columns: Sequence[str] = DEFAULT_COLUMNS) -> str:
+    """Records as score-sheet text (see :func:`dump`)."""
+    buf = io.StringIO()
+    dump(records, buf, columns)
+    return buf.getvalue()
+
+
+def sniff(head: bytes) -> bool:
+    """True when the first line of a file looks like a score-sheet header."""
+    first = head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0].decode("utf-8", "replace")
+    try:
+        cols = {c.strip() for c in _split(first, _delimiter(first))} if first else set()
+    except ValueError:
+        return False
+    return {"game_id", "hand", "dealer"} <= cols
+
+
+__all__ = [
+    "DEFAULT_COLUMNS",
+    "OPTIONAL_COLUMNS",
+    "REQUIRED_COLUMNS",
+    "dump",
+    "dumps",
+    "iter_scoresheet",
+    "load",
+    "loads",
+    "record_from_row",
+    "row_from_record",
+    "sniff",
+]

@@ -1,0 +1,237 @@
+"""The score-sheet CSV (FORMATS.md section 3): reading, errors, writing, and the shipped sample."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import itertools
+from pathlib import Path
+
+import pytest
+
+from parsers import jsonl, scoresheet
+from parsers.model import Bid, HandRecord, LoadError, SideScore
+from parsers.seats import Seat, Side
+from tests.spades_oracle import group_games, score_game
+from tests.strategies import same_record
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = Path(__file__).resolve().parent / "golden" / "csv"
+HEADER = ",".join(scoresheet.REQUIRED_COLUMNS)
+ROW = "sheet-1,{hand},{dealer},ana,bo,cy,di,4,3,2,3,4,3,3,3,61,{total},1,60,60,0"
+
+
+def items(text: str | bytes) -> list[HandRecord | LoadError]:
+    return list(scoresheet.loads(text, source="s.csv"))
+
+
+def test_header_is_the_one_formats_md_lists():
+    assert HEADER == (
+        "game_id,hand,dealer,player_N,player_E,player_S,player_W,bid_N,bid_E,bid_S,bid_W,"
+        "taken_N,taken_E,taken_S,taken_W,NS_points,NS_total,NS_bags,EW_points,EW_total,EW_bags"
+    )
+
+
+def test_reads_a_row():
+    (rec,) = items(HEADER + "\n" + ROW.format(hand=1, dealer="N", total=61) + "\n")
+    assert rec == HandRecord(
+        game_id="sheet-1",
+        hand=1,
+        dealer=Seat.N,
+        players=("ana", "bo", "cy", "di"),
+        bids=(Bid(Seat.E, 3), Bid(Seat.S, 2), Bid(Seat.W, 3), Bid(Seat.N, 4)),
+        taken=(4, 3, 3, 3),
+        score=(SideScore(61, 61, 1), SideScore(60, 60, 0)),
+        source_file="s.csv",
+        source_line=2,
+    )
+    assert rec.tricks is None and rec.deal is None and rec.winner is None and rec.rules == "standard"
+
+
+def test_bids_are_listed_from_the_dealers_left_and_blind_forms_are_read():
+    row = "g,1,S,a,b,c,d,bn,b7,,nil,0,7,3,3,,,,,,"
+    (rec,) = items(HEADER + "\n" + row)
+    assert rec.bids == (Bid(Seat.W, 0, True, False), Bid(Seat.N, 0, True, True), Bid(Seat.E, 7, False, True))
+    assert rec.score is None
+
+
+def test_empty_cells_mean_not_recorded():
+    (rec,) = items(HEADER + "\ng,2,E,,bo,,,,,,,,5,,,,,,-40,,")
+    assert rec.players == (None, "bo", None, None) and rec.bids == ()
+    assert rec.taken == (None, 5, None, None)
+    assert rec.score == (SideScore(), SideScore(-40, None, None))
+
+
+def test_optional_and_extra_columns():
+    head = HEADER + ",rules,event,date,table,round,x_scorer,notes,winner"
+    row = ROW.format(hand=3, dealer="w", total=9) + ',"{""preset"": ""nyc""}",Club,2024-05-01,7,semi,ana,,NS'
+    (rec,) = items(head + "\n" + row)
+    assert rec.rules == {"preset": "nyc"} and (rec.event, rec.date, rec.table, rec.round) == ("Club", "2024-05-01", "7", "semi")
+    assert rec.dealer is Seat.W and rec.winner is None
+    assert rec.extras == {"x_scorer": "ana"}
+    assert rec.warnings == ("column 'winner' is not a score-sheet column; its cell was ignored",)
+    (rec,) = items(head + "\n" + ROW.format(hand=3, dealer="w", total=9) + ",barmore,,,,,,late,")
+    assert rec.rules == "barmore" and rec.extras == {"notes": "late"}
+    assert rec.warnings == ("unknown column 'notes' kept as an extension",)
+
+
+def test_columns_in_any_order_semicolons_bom_and_crlf():
+    cols = list(scoresheet.REQUIRED_COLUMNS)
+    cols.reverse()
+    values = ROW.format(hand=5, dealer="S", total=70).split(",")
+    values.reverse()
+    text = "\ufeff" + ";".join(cols) + "\r\n" + ";".join(values) + "\r\n"
+    (rec,) = items(text.encode("utf-8"))
+    assert rec.hand == 5 and rec.dealer is Seat.S and rec.score[Side.NS].total == 70 and rec.taken == (4, 3, 3, 3)
+
+
+def test_blank_and_all_empty_rows_are_skipped():
+    text = "\n".join([HEADER, "", ROW.format(hand=1, dealer="N", total=61), ",,,,,,,,,,,,,,,,,,,,", "   ", ROW.format(hand=2, dealer="E", total=1)])
+    got = items(text)
+    assert [(r.hand, r.source_line) for r in got] == [(1, 3), (2, 6)]
+
+
+@pytest.mark.parametrize(
+    "row,message",
+    [
+        ("sheet-1,2,E,ana,bo", "line 3: the row has 5 cells; the header has 21"),
+        (ROW.format(hand=2, dealer="X", total=1), "line 3: dealer 'X' is not a seat (expected N, E, S or W)"),
+        (ROW.format(hand=2, dealer="", total=1), "line 3: dealer is empty (the dealer is required)"),
+        (ROW.format(hand="two", dealer="E", total=1), "line 3: hand 'two' is not a whole number"),
+        (ROW.format(hand="0", dealer="E", total=1), "line 3: hand 0 is below 1"),
+        (ROW.format(hand=2, dealer="E", total="1.5"), "line 3: NS_total '1.5' is not a whole number"),
+        (ROW.format(hand=2, dealer="E", total="x"), "line 3: NS_total 'x' is not a whole number"),
+        (ROW.format(hand=2, dealer="E", total=1).replace(",4,3,2,3,", ",4,pass,2,3,", 1), "line 3: bid_E 'pass' is not a bid"),
+        (ROW.format(hand=2, dealer="E", total=1).replace("sheet-1", " "), "line 3: game_id is empty"),
+        (ROW.format(hand=2, dealer="E", total=1) + ",extra", "line 3: the row has 22 cells, some beyond the header's 21 columns"),
+    ],
+)
+def test_bad_rows_lose_only_themselves(row, message):
+    text = "\n".join([HEADER, ROW.format(hand=1, dealer="N", total=61), row, ROW.format(hand=3, dealer="S", total=122)]) + "\n"
+    got = items(text)
+    assert [type(i).__name__ for i in got] == ["HandRecord", "LoadError", "HandRecord"]
+    err = got[1]
+    assert message in err.message and err.message.startswith("line 3: ")
+    assert err.source_file == "s.csv" and err.source_line == 3 and err.raw == row
+    assert (got[0].hand, got[2].hand) == (1, 3)
+
+
+def test_invalid_utf8_row():
+    data = (HEADER + "\n").encode() + ROW.format(hand=1, dealer="N", total=61).replace("ana", "an\xe9").encode("latin-1") + b"\n"
+    (err,) = items(data + ROW.format(hand=2, dealer="E", total=1).encode())[:1]
+    assert isinstance(err, LoadError) and err.message == "line 2: invalid UTF-8 at byte 15" and "an\ufffd" in err.raw
+    assert [i.hand for i in items(data + ROW.format(hand=2, dealer="E", total=1).encode())[1:]] == [2]
+
+
+@pytest.mark.parametrize(
+    "header,missing",
+    [
+        (HEADER.replace("NS_points", "NS_point"), "the header lacks the column NS_points; unexpected column: NS_point"),
+        (HEADER.replace(",EW_bags", "").replace(",dealer", ""), "the header lacks the columns dealer, EW_bags"),
+        (ROW.format(hand=1, dealer="N", total=61), "the header lacks the columns game_id, hand, dealer"),
+        (HEADER + ",hand", "the header repeats hand"),
+    ],
+)
+def test_a_bad_header_is_one_error_and_nothing_else_is_read(header, missing):
+    text = "\n".join([header, ROW.format(hand=1, dealer="N", total=61), "sheet-1,2,E,ana,bo"]) + "\n"
+    (err,) = items(text)
+    assert isinstance(err, LoadError) and err.source_line == 1 and err.raw == header
+    assert err.message.startswith("line 1: " + missing) and err.message.endswith("; no row of this file can be read")
+
+
+def test_empty_file_and_header_only_yield_nothing(tmp_path):
+    assert items("") == [] and items("\n \n") == [] and items(HEADER + "\n") == []
+    path = tmp_path / "empty.csv"
+    path.write_bytes(b"")
+    assert list(scoresheet.load(path)) == []
+
+
+def test_streams_row_by_row():
+    rows = ((n, ROW.format(hand=n, dealer="N", total=1).encode()) for n in itertools.count(2))  # endless
+    lines = itertools.chain([(1, HEADER.encode())], rows)
+    first = list(itertools.islice(scoresheet.iter_scoresheet(lines, "endless"), 3))
+    assert [r.hand for r in first] == [2, 3, 4]
+
+
+def test_load_reads_gzip(tmp_path):
+    path = tmp_path / "sheet.csv.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        f.write(HEADER + "\n" + ROW.format(hand=1, dealer="N", total=61) + "\n")
+    (rec,) = list(scoresheet.load(path, source="sheet.csv.gz"))
+    assert rec.source_file == "sheet.csv.gz" and rec.source_line == 2 and rec.score[Side.EW].points == 60
+
+
+# --- writing ------------------------------------------------------------------------------------
+
+
+def test_dump_writes_the_canonical_sheet():
+    records = list(jsonl.load(GOLDEN / "canonical.expected.jsonl"))
+    expected = (GOLDEN / "canonical.csv").read_text(encoding="utf-8")
+    assert scoresheet.dumps(records) == expected
+    buf = io.StringIO()
+    assert scoresheet.dump(records, buf) == 5 and buf.getvalue() == expected
+
+
+def test_dump_with_the_exact_header_and_read_back():
+    rec = next(iter(items(HEADER + "\n" + "g,1,S,a,b,c,d,bn,b7,,nil,0,7,3,3,10,20,1,,-5,")))
+    text = scoresheet.dumps([rec], columns=scoresheet.REQUIRED_COLUMNS)
+    assert text == HEADER + "\ng,1,S,a,b,c,d,bn,b7,,nil,0,7,3,3,10,20,1,,-5,\n"
+    (back,) = items(text)
+    assert same_record(back, rec)
+
+
+def test_dump_is_lossy_where_the_sheet_has_no_column():
+    (rec,) = list(jsonl.loads(
+        '{"game_id":"g","hand":1,"players":{},"dealer":"N","bids":[{"seat":"E","bid":3},{"seat":"E","bid":4}],'
+        '"tricks":[{"leader":"E","cards":["2C","3C","4C","5C"]}],"deal":{"N":["AS"]},"winner":"NS",'
+        '"score_before":{"NS":1,"EW":2},"x_a":1}'
+    ))
+    (back,) = items(scoresheet.dumps([rec]))
+    assert back.bids == (Bid(Seat.E, 3),)  # the first bid of a seat only
+    assert back.tricks is None and back.deal is None and back.winner is None and back.score_before is None
+    assert back.extras == {}
+
+
+def test_dump_refuses_a_sheet_without_the_required_columns():
+    with pytest.raises(ValueError, match="needs the columns hand"):
+        scoresheet.dumps([], columns=[c for c in scoresheet.REQUIRED_COLUMNS if c != "hand"])
+    with pytest.raises(ValueError, match="unknown score-sheet columns: colour"):
+        scoresheet.dumps([], columns=[*scoresheet.REQUIRED_COLUMNS, "colour"])
+
+
+def test_sniff():
+    assert scoresheet.sniff(HEADER.encode() + b"\n1,2")
+    assert scoresheet.sniff(b"\xef\xbb\xbfhand;game_id;dealer\n")
+    assert not scoresheet.sniff(b'[Game "g"]\n') and not scoresheet.sniff(b"")
+
+
+# --- the shipped sample -------------------------------------------------------------------------
+
+
+def test_sample_scoresheet_scores_follow_the_standard_rules():
+    recs = list(scoresheet.load(ROOT / "data" / "scoresheet.csv"))
+    assert all(isinstance(r, HandRecord) for r in recs) and len(recs) == 14
+    games = group_games(recs)
+    penalties = 0
+    blind_nils = 0
+    for game_id, hands in games.items():
+        results, winner, ended = score_game(hands)
+        for i, (rec, res) in enumerate(zip(hands, results)):
+            assert rec.dealer == (hands[i - 1].dealer.left if i else Seat.N)
+            assert sum(rec.taken) == 13
+            for side in (Side.NS, Side.EW):
+                got = rec.score[side]
+                assert (got.points, got.total, got.bags) == (res[side].points, res[side].total, res[side].bags), (game_id, rec.hand)
+                if i and got.bags < results[i - 1][side].bags:  # bags only go down by the sandbagging penalty
+                    penalties += 1
+            for b in rec.bids:
+                if b.nil and b.blind:  # blind nil only for a side behind by at least 100 at the start of the hand
+                    blind_nils += 1
+                    totals = (results[i - 1][0].total, results[i - 1][1].total) if i else (0, 0)
+                    assert totals[b.seat.side.other] - totals[b.seat.side] >= 100
+        if game_id == "sheet-0321-t1":
+            assert (winner, ended, hands[-1].hand) == (Side.NS, 11, 11)
+            assert (results[-1][0].total, results[-1][1].total) == (572, 240)
+        else:
+            assert winner is None
+    assert penalties >= 1 and blind_nils == 1
