@@ -35,7 +35,7 @@ def print_validation(con, console: Console, limit: int = 0) -> None:
     ).fetchall()
     findings = con.execute(
         "SELECT game_id, message, code FROM violations "
-        "ORDER BY game_id, hand NULLS FIRST, trick NULLS FIRST, code"
+        "ORDER BY game_id, hand NULLS LAST, coalesce(trick, 99), code"
     ).fetchall()
     by_game: dict[str, list[tuple[str, str]]] = {}
     for game_id, message, code in findings:
@@ -77,7 +77,7 @@ def validation_json(con, summary) -> dict[str, Any]:
     ``hand_scores`` (rows of ``hand_scores``, points and bags as recomputed).
     """
     games = _rows(con, "SELECT * FROM games ORDER BY game_id")
-    findings = _rows(con, "SELECT * FROM violations ORDER BY game_id, hand NULLS FIRST, trick NULLS FIRST, code")
+    findings = _rows(con, "SELECT * FROM violations ORDER BY game_id, hand NULLS LAST, coalesce(trick, 99), code")
     scores = _rows(con, "SELECT * FROM hand_scores ORDER BY game_id, hand, side")
     by_game: dict[str, dict[str, list]] = {g["game_id"]: {"findings": [], "hand_scores": []} for g in games}
     for f in findings:

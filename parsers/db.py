@@ -32,6 +32,9 @@ from parsers.seats import SEATS, SIDES, Seat, Side
 BATCH_HANDS = 5000
 """Hands buffered before a batch is written."""
 
+QUIET_SKIP = frozenset(".md .rst .html .htm .py .ipynb .duckdb .wal .png .svg .pdf .toml .yaml .yml .cfg .ini".split())
+"""Extensions of files that sit beside logs in a folder (docs, notebooks, databases): skipped without a word."""
+
 _HAND_TABLES = ("deals", "bids", "plays", "recorded_tricks", "recorded_scores", "load_warnings")
 
 
@@ -315,7 +318,8 @@ def load_files(
                     file_fmt = formats.detect(path)
                 except formats.UnknownFormat:
                     if source not in explicit:
-                        summary.skipped.append(source)
+                        if path.suffix.lower() not in QUIET_SKIP:
+                            summary.skipped.append(source)
                         if bar:
                             bar.advance_file(source)
                         continue
