@@ -1,0 +1,300 @@
+"""Altair charts of the metrics.  Every function takes an aggregated frame, never a raw table.
+
+The frames are the ones :mod:`analysis.metrics` returns (a polars DataFrame, or a list of dicts with
+the same columns); the data go into the chart as inline values, so a chart's spec is self-contained
+and renders without network access (see :mod:`analysis.report`).  Every tooltip carries ``n``.
+
+| function | input frame |
+|---|---|
+| :func:`bid_calibration` | ``metrics.run(con, "bid_calibration", by=...)``: ``bid_value, value, n, low, high`` (+ group) |
+| :func:`bid_error_histogram` | ``metrics.run(con, "bid_error", by=...)``: ``error, k, n`` (+ group) |
+| :func:`nil_success` | ``metrics.run(con, "nil_success")``: ``player, n, k, value, low, high`` |
+| :func:`cumulative_bags` | ``metrics.game_bags(con, game_id)``: ``hand, side, players, cumulative_bags, bags_this_hand, bag_penalty, bag_limit`` |
+| :func:`small_multiples` | ``metrics.run_all(con, by="player")``: ``player, metric, title, kind, value, low, high, n`` |
+| :func:`findings_heatmap` | ``metrics.findings_grid(con)``: ``table_name, round, hands, findings, per_100`` |
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+import altair as alt
+import polars as pl
+
+Frame = pl.DataFrame | Sequence[Mapping[str, Any]]
+
+WIDTH = 420
+HEIGHT = 260
+
+
+def _rows(df: Frame, columns: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    """Rows as JSON-safe dicts (NaN and infinities become null)."""
+    rows = df.to_dicts() if isinstance(df, pl.DataFrame) else [dict(r) for r in df]
+    if columns is not None:
+        cols = list(columns)
+        rows = [{c: r.get(c) for c in cols} for r in rows]
+    for r in rows:
+        for key, value in r.items():
+            if isinstance(value, Decimal):
+                value = r[key] = float(value)
+            if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+                r[key] = None
+            elif isinstance(value, (datetime.date, datetime.datetime)):
+                r[key] = value.isoformat()
+    return rows
+
+
+def _columns(df: Frame) -> list[str]:
+    if isinstance(df, pl.DataFrame):
+        return df.columns
+    return list(df[0].keys()) if df else []
+
+
+def _require(df: Frame, needed: Iterable[str], chart: str) -> None:
+    missing = [c for c in needed if c not in _columns(df)]
+    if missing:
+        raise ValueError(f"{chart}: the frame has no column {missing}; it has {_columns(df)}")
+
+
+def _group_column(df: Frame, known: Iterable[str]) -> str | None:
+    """The grouping key of a metrics frame (player, partnership, side ...), if any besides ``scope``."""
+    skip = set(known) | {"n", "k", "total", "value", "se", "low", "high", "scope"}
+    for c in _columns(df):
+        if c not in skip:
+            return c
+    return None
+
+
+def bid_calibration(df: Frame, group: str | None = None, title: str = "Bid calibration") -> alt.LayerChart:
+    """Mean tricks taken (y) for each bid (x), with 95 % intervals and the line y = x (a perfect bidder).
+
+    ``group`` (default: the frame's first key column other than ``scope``) colours one series per
+    player or side.  Tooltips: bid, mean tricks, interval, ``n`` bids.  Raises ``ValueError`` when a
+    needed column is missing.
+    """
+    _require(df, ("bid_value", "value", "n", "low", "high"), "bid_calibration")
+    group = group or _group_column(df, ("bid_value",))
+    rows = _rows(df)
+    bids = [r["bid_value"] for r in rows if r["bid_value"] is not None] or [0, 13]
+    lo, hi = min(min(bids), 0), max(max(bids), 1)
+    top = max([hi] + [r["high"] or 0 for r in rows] + [r["value"] or 0 for r in rows])
+    diag = alt.Chart(alt.Data(values=[{"x": lo, "y": lo}, {"x": top, "y": top}])).mark_line(
+        color="#888", strokeDash=[4, 4]
+    ).encode(x="x:Q", y="y:Q")
+    base = alt.Chart(alt.Data(values=rows))
+    color = alt.Color(f"{group}:N", title=group) if group else alt.value("#1f77b4")
+    tooltip = [
+        alt.Tooltip("bid_value:Q", title="bid"),
+        alt.Tooltip("value:Q", title="mean tricks", format=".2f"),
+        alt.Tooltip("low:Q", title="95% low", format=".2f"),
+        alt.Tooltip("high:Q", title="95% high", format=".2f"),
+        alt.Tooltip("n:Q", title="n (bids)"),
+    ]
+    if group:
+        tooltip.insert(0, alt.Tooltip(f"{group}:N"))
+    x = alt.X("bid_value:Q", title="bid (tricks)", scale=alt.Scale(domain=[lo, top]))
+    y = alt.Y("value:Q", title="mean tricks taken", scale=alt.Scale(domain=[lo, top]))
+    points = base.mark_point(filled=True, size=60).encode(x=x, y=y, color=color, tooltip=tooltip)
+    line = base.mark_line(opacity=0.6).encode(x=x, y=y, color=color)
+    bars = base.mark_rule(clip=True).encode(x=x, y="low:Q", y2="high:Q", color=color, tooltip=tooltip)
+    return alt.layer(diag, bars, line, points).properties(title=title, width=WIDTH, height=HEIGHT)
+
+
+def bid_error_histogram(df: Frame, group: str | None = None, title: str = "Bid error (tricks taken - bid)"):
+    """Bars of how many bids missed by each error (``k`` at ``error``), one colour per group if any.
+
+    Tooltips: error, bids at this error (``k``), ``n`` bids of the group, share.
+    """
+    _require(df, ("error", "k", "n"), "bid_error_histogram")
+    group = group or _group_column(df, ("error",))
+    rows = _rows(df)
+    for r in rows:
+        r["share"] = (r["k"] / r["n"]) if r.get("n") else None
+    tooltip = [
+        alt.Tooltip("error:Q", title="taken - bid"),
+        alt.Tooltip("k:Q", title="bids"),
+        alt.Tooltip("n:Q", title="n (all bids)"),
+        alt.Tooltip("share:Q", title="share", format=".1%"),
+    ]
+    enc: dict[str, Any] = {
+        "x": alt.X("error:O", title="tricks taken - bid", axis=alt.Axis(labelAngle=0)),
+        "y": alt.Y("k:Q", title="bids"),
+        "tooltip": tooltip,
+    }
+    if group:
+        tooltip.insert(0, alt.Tooltip(f"{group}:N"))
+        enc["color"] = alt.Color(f"{group}:N", title=group)
+        enc["xOffset"] = alt.XOffset(f"{group}:N")
+    return alt.Chart(alt.Data(values=rows)).mark_bar().encode(**enc).properties(title=title, width=WIDTH, height=HEIGHT)
+
+
+def nil_success(df: Frame, group: str | None = None, title: str = "Nils made (95% Wilson interval)"):
+    """One row per player (or ``group``): the share of nils made as a point with its interval.
+
+    Rows with ``n == 0`` are left out.  Tooltips: made ``k`` of ``n`` nils, share, interval.
+    """
+    _require(df, ("value", "n", "k", "low", "high"), "nil_success")
+    group = group or _group_column(df, ()) or "scope"
+    rows = [r for r in _rows(df) if r.get("n")]
+    tooltip = [
+        alt.Tooltip(f"{group}:N"),
+        alt.Tooltip("k:Q", title="made"),
+        alt.Tooltip("n:Q", title="n (nils)"),
+        alt.Tooltip("value:Q", title="share", format=".1%"),
+        alt.Tooltip("low:Q", title="95% low", format=".1%"),
+        alt.Tooltip("high:Q", title="95% high", format=".1%"),
+    ]
+    base = alt.Chart(alt.Data(values=rows))
+    y = alt.Y(f"{group}:N", title=group, sort=alt.EncodingSortField("value", order="descending"))
+    x = alt.X("value:Q", title="nils made", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1]))
+    rule = base.mark_rule(strokeWidth=2).encode(y=y, x=alt.X("low:Q", scale=alt.Scale(domain=[0, 1])), x2="high:Q",
+                                                tooltip=tooltip)
+    point = base.mark_point(filled=True, size=70).encode(y=y, x=x, tooltip=tooltip)
+    return alt.layer(rule, point).properties(title=title, width=WIDTH, height=max(60, 22 * len(rows)))
+
+
+def cumulative_bags(df: Frame, title: str | None = None):
+    """Bags through one game: each side's cumulative bags hand by hand, with a dashed line at every
+    multiple of the bag limit (where a sandbagging penalty falls) and a red mark on hands with a penalty.
+
+    Tooltips: hand, side, players, bags this hand, cumulative bags, penalty, ``n`` = hands so far.
+    """
+    _require(df, ("hand", "side", "cumulative_bags", "bags_this_hand", "bag_penalty"), "cumulative_bags")
+    rows = _rows(df)
+    counts: dict[str, int] = {}
+    for r in sorted(rows, key=lambda r: (r["side"], r["hand"])):
+        counts[r["side"]] = counts.get(r["side"], 0) + 1
+        r["n"] = counts[r["side"]]
+        r["label"] = f"{r['side']} ({r['players']})" if r.get("players") else r["side"]
+    limit = next((r.get("bag_limit") for r in rows if r.get("bag_limit")), 10) or 10
+    top = max([r["cumulative_bags"] or 0 for r in rows] + [limit])
+    lines = [{"bags": limit * i} for i in range(1, int(top // limit) + 1)]
+    tooltip = [
+        alt.Tooltip("hand:Q"),
+        alt.Tooltip("label:N", title="side"),
+        alt.Tooltip("bags_this_hand:Q", title="bags this hand"),
+        alt.Tooltip("cumulative_bags:Q", title="cumulative bags"),
+        alt.Tooltip("bag_penalty:Q", title="penalty"),
+        alt.Tooltip("n:Q", title="n (hands)"),
+    ]
+    base = alt.Chart(alt.Data(values=rows))
+    enc = {"x": alt.X("hand:Q", title="hand", axis=alt.Axis(tickMinStep=1)),
+           "y": alt.Y("cumulative_bags:Q", title="cumulative bags", scale=alt.Scale(domain=[0, top + 1])),
+           "color": alt.Color("label:N", title="side")}  # fmt: skip
+    line = base.mark_line(point=True).encode(**enc, tooltip=tooltip)
+    penalty_marks = (
+        base.transform_filter("datum.bag_penalty != null && datum.bag_penalty != 0")
+        .mark_point(shape="triangle-up", size=140, color="#d62728", filled=True)
+        .encode(x="hand:Q", y="cumulative_bags:Q", tooltip=tooltip)
+    )
+    rule = alt.Chart(alt.Data(values=lines)).mark_rule(color="#d62728", strokeDash=[6, 3]).encode(
+        y="bags:Q", tooltip=[alt.Tooltip("bags:Q", title="penalty at")]
+    )
+    game = next((r.get("game_id") for r in rows if r.get("game_id")), None)
+    return alt.layer(rule, line, penalty_marks).properties(
+        title=title or (f"Bags through game {game}" if game else "Bags through the game"), width=WIDTH, height=HEIGHT
+    )
+
+
+def small_multiples(
+    df: Frame,
+    group: str = "player",
+    metrics: Sequence[str] | None = None,
+    columns: int = 3,
+    title: str = "Players side by side",
+):
+    """One small panel per metric, the players (or ``group``) side by side in each, with 95 % intervals.
+
+    ``df``: :func:`analysis.metrics.run_all` output; ``metrics`` picks and orders the metric names.
+    Each panel has its own x scale.  Tooltips: player, metric, value, interval, ``n``.
+    """
+    _require(df, (group, "metric", "title", "value", "low", "high", "n"), "small_multiples")
+    rows = _rows(df)
+    if metrics is not None:
+        order = {m: i for i, m in enumerate(metrics)}
+        rows = [r for r in rows if r["metric"] in order]
+        rows.sort(key=lambda r: order[r["metric"]])
+    titles = list(dict.fromkeys(r["title"] for r in rows))
+    tooltip = [
+        alt.Tooltip(f"{group}:N"),
+        alt.Tooltip("title:N", title="metric"),
+        alt.Tooltip("value:Q", format=".3f"),
+        alt.Tooltip("low:Q", title="95% low", format=".3f"),
+        alt.Tooltip("high:Q", title="95% high", format=".3f"),
+        alt.Tooltip("n:Q"),
+    ]
+    base = alt.Chart()
+    y = alt.Y(f"{group}:N", title=None)
+    rule = base.mark_rule().encode(y=y, x=alt.X("low:Q", title=None), x2="high:Q", tooltip=tooltip)
+    point = base.mark_point(filled=True, size=50).encode(
+        y=y, x=alt.X("value:Q", title=None), color=alt.Color(f"{group}:N", legend=None), tooltip=tooltip
+    )
+    return (
+        alt.layer(rule, point, data=alt.Data(values=rows))
+        .properties(width=200, height=max(60, 18 * len({r[group] for r in rows})))
+        .facet(facet=alt.Facet("title:N", title=None, sort=titles), columns=columns)
+        .resolve_scale(x="independent")
+        .properties(title=title)
+    )
+
+
+def findings_heatmap(df: Frame, title: str = "Findings per 100 hands by table and round"):
+    """A cell per table (rows) and round (columns) coloured by findings per 100 hands, the count written in.
+
+    Tooltips: table, round, findings, ``n`` hands, per 100 hands.
+    """
+    _require(df, ("table_name", "round", "hands", "findings", "per_100"), "findings_heatmap")
+    rows = _rows(df)
+    for r in rows:
+        r["table"] = r.pop("table_name") if r.get("table_name") is not None else "(none)"
+        r["round"] = r["round"] if r.get("round") is not None else "(none)"
+        r["n"] = r["hands"]
+    tooltip = [
+        alt.Tooltip("table:N"),
+        alt.Tooltip("round:N"),
+        alt.Tooltip("findings:Q"),
+        alt.Tooltip("n:Q", title="n (hands)"),
+        alt.Tooltip("per_100:Q", title="per 100 hands", format=".1f"),
+    ]
+    base = alt.Chart(alt.Data(values=rows)).encode(
+        x=alt.X("round:O", title="round", axis=alt.Axis(labelAngle=0)), y=alt.Y("table:O", title="table")
+    )
+    rect = base.mark_rect().encode(
+        color=alt.Color("per_100:Q", title="per 100 hands", scale=alt.Scale(scheme="orangered")), tooltip=tooltip
+    )
+    text = base.mark_text(baseline="middle").encode(text="findings:Q", tooltip=tooltip)
+    return alt.layer(rect, text).properties(title=title, width=max(120, 40 * len({r['round'] for r in rows})),
+                                            height=max(60, 24 * len({r['table'] for r in rows})))
+
+
+def use_offline_rendering() -> None:
+    """Make Altair draw charts in notebooks as inline SVG through vl-convert.
+
+    Why: Altair's default notebook output loads the Vega scripts from a CDN (no chart without network),
+    and JupyterLab 4 renders Vega-Lite only up to v5 while Altair 6 writes v6 specs.  SVG works offline
+    everywhere; the price is that notebook charts have no tooltips (the HTML report keeps them).
+    """
+    alt.renderers.enable("svg")
+
+
+def to_svg(chart) -> str:
+    """Render a chart to an SVG string with vl-convert (no browser, no network)."""
+    import vl_convert
+
+    return vl_convert.vegalite_to_svg(chart.to_dict())
+
+
+__all__ = [
+    "bid_calibration",
+    "bid_error_histogram",
+    "cumulative_bags",
+    "findings_heatmap",
+    "nil_success",
+    "small_multiples",
+    "to_svg",
+    "use_offline_rendering",
+]

@@ -1,0 +1,1267 @@
+"""Player and side tendencies as named SQL steps over the DuckDB tables of TABLES.md.
+
+Every metric is a :class:`Metric`: a name, a sentence saying what it measures, and one
+SQL query over a per-player-hand relation.  ``run(con, "bid_bias", filters, by="player")``
+runs it and returns a polars frame with one row per group and always the same columns::
+
+    <group keys> [<extra keys>] n  k  total  value  se  low  high
+
+* **rates** (``kind == "rate"``): ``n`` opportunities, ``k`` successes, ``value = k / n``,
+  ``se`` the normal-approximation standard error and ``low``/``high`` the 95 % Wilson interval;
+* **means** (``kind == "mean"``): ``n`` observations, ``total`` their sum, ``value`` the mean,
+  ``se`` its standard error (null below two observations) and ``low``/``high`` = value -/+ 1.96 se;
+* **counts** (``kind == "count"``): ``n`` = ``value`` = the number of rows.
+
+A metric with ``scale`` (findings per 100 hands) has ``value``, ``se``, ``low``, ``high`` multiplied by it.
+
+How it is built (the "named SQL steps", in the spirit of Splink):
+
+1. :func:`prepare` creates temporary helper tables from the one place that knows each thing
+   (``sw_seats``/``sw_positions`` from :mod:`parsers.seats`, ``sw_cards`` from the decks of
+   :mod:`parsers.cards`, ``sw_rules`` from the rules text of each hand) and temporary views:
+   ``sw_plays`` -> ``sw_play_steps`` -> ``sw_trick_results`` -> ``sw_play_analysis`` (card play),
+   ``sw_side_hands`` (one row per game, hand, side: recomputed score and the state before the hand)
+   and ``sw_player_hands`` (one row per game, hand, seat: everything the metrics need).
+   Temporary objects work on a read-only connection and never change the database file.
+2. The filters (:class:`Filters`) become a ``WHERE`` clause on ``sw_player_hands`` (CTE ``ph``).
+   Side-level metrics read ``sh`` (``ph`` with one row per game, hand, side and group) and
+   hand-level ones ``hh`` (one row per game, hand and group), so grouping by a partnership never
+   counts a side's hand twice.
+3. The metric's query groups by the ``by`` keys; :mod:`analysis.stats` adds the intervals.
+
+Definitions shared by the metrics (the docstring of each metric gives its own):
+
+* *tricks taken by a seat*: counted from the checker's ``tricks`` table (its ``winner``) when
+  the hand has rows there; else ``hands.taken_<seat>``; else replayed from ``plays`` with the deck of
+  the hand's ruleset.
+* *numeric bid*: a bid that is neither nil nor blind (Barmore's blind seven is a side's bid, not
+  one player's, so the individual bidding metrics leave it out); the first bid of a seat counts.
+* *score situation* at the start of a hand: the side's margin = its total minus the opponents',
+  from ``hand_scores`` totals of the previous hand (the first hand: the recorded ``score_before``,
+  else 0); ``behind`` when margin <= -100, ``ahead`` when margin >= 100, else ``close``.
+* *bags entering the hand*: the side's bag count after the previous hand, the same way.
+* *bidding position*: 1..4 clockwise from the dealer's left (the dealer is 4).
+* *void*: a card not of the suit led, by a seat that held none of it (known from ``deals``; where
+  the hand has no deal, any card off the suit led counts as void, a renege included).
+* *a choice*: the void seat held at least one spade and one card of another suit, so ruffing
+  or discarding was its decision.
+
+RULES.md sections 3 (bidding), 4 (play) and 5 (scoring) define the terms.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Literal
+
+import polars as pl
+
+from analysis import stats
+from parsers.cards import JOKER_DECK, JOKERS, NYC_DECK, STANDARD_CARDS, STANDARD_DECK, Deck
+from parsers.schema import ALL_TABLES
+from parsers.seats import SEATS
+
+SITUATION_MARGIN = 100
+"""Points of margin at the start of a hand that make a side ``behind`` (<= -100) or ``ahead`` (>= 100)."""
+
+DECKS: dict[str, Deck] = {"standard": STANDARD_DECK, "barmore": JOKER_DECK, "nyc": NYC_DECK}
+"""The deck each preset plays with (a ruleset with another preset name plays the standard deck here)."""
+
+RANK_CLASSES = ("high", "middle", "low")
+"""Lead profile rank classes: ``high`` = A K Q (and trumps above the ace of spades: jokers, nyc's 2D
+and the 2S of the joker decks), ``middle`` = J T 9 8, ``low`` = 7 .. 2."""
+
+GROUP_KEYS: dict[str, str] = {
+    "player": "player",
+    "partner": "partner",
+    "partnership": "partnership",
+    "side": "side",
+    "seat": "seat",
+    "position": "position",
+    "situation": "situation",
+    "event": "event",
+    "table": "table_name",
+    "table_name": "table_name",
+    "round": "round",
+    "ruleset": "ruleset",
+    "game_id": "game_id",
+    "date": "date",
+    "all": "scope",
+    "scope": "scope",
+}
+"""Names accepted by ``by=`` and the column of ``sw_player_hands`` each groups on (``all``: one group,
+column ``scope`` = ``'all'``)."""
+
+OUTPUT_COLUMNS = ("n", "k", "total", "value", "se", "low", "high")
+"""The columns every metric frame has after its keys."""
+
+
+# --------------------------------------------------------------------------------------------
+# Filters
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which player-hands a metric looks at.  Every field is optional; ``None`` means "all".
+
+    ``player``, ``partner``, ``event``, ``ruleset``, ``table``, ``round``, ``game_id``: a value or a
+    list of values (the player's own name, the name of the partner across the table, the hand's event,
+    the ruleset preset name ``standard``/``barmore``/``nyc``, the table and round labels of the log).
+    ``period``: ``(first_date, last_date)`` inclusive, ISO strings or dates, either end ``None``.
+    ``position``: bidding position 1..4 from the dealer's left (a value or a list).
+    ``situation``: ``"behind"``, ``"close"`` or ``"ahead"`` at the start of the hand (see the module doc).
+    ``bags``: bags the player's side brings into the hand: a number or ``(min, max)`` inclusive.
+    ``exclude_player``: leave this player's hands out (the "field" a player is compared with).
+    """
+
+    player: str | Sequence[str] | None = None
+    partner: str | Sequence[str] | None = None
+    event: str | Sequence[str] | None = None
+    period: tuple[Any, Any] | None = None
+    ruleset: str | Sequence[str] | None = None
+    position: int | Sequence[int] | None = None
+    situation: str | Sequence[str] | None = None
+    bags: int | tuple[int | None, int | None] | None = None
+    table: str | Sequence[str] | None = None
+    round: str | Sequence[str] | None = None
+    game_id: str | Sequence[str] | None = None
+    exclude_player: str | None = None
+
+    @classmethod
+    def of(cls, value: "Filters | Mapping[str, Any] | None") -> "Filters":
+        """A :class:`Filters` from ``None``, a mapping of field names, or a :class:`Filters`.
+
+        Raises ``ValueError`` naming the known fields for an unknown key.
+        """
+        if value is None:
+            return cls()
+        if isinstance(value, Filters):
+            return value
+        known = {f.name for f in fields(cls)}
+        unknown = set(value) - known
+        if unknown:
+            raise ValueError(f"unknown filter {sorted(unknown)}; known filters: {sorted(known)}")
+        return cls(**dict(value))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields that are set."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+    def where(self) -> tuple[str, list[Any]]:
+        """The SQL condition on ``sw_player_hands`` and its parameters.
+
+        Raises ``ValueError`` for a position outside 1..4 or an unknown situation.
+        """
+        clauses: list[str] = []
+        params: list[Any] = []
+
+        def member(column: str, value: Any) -> None:
+            if value is None:
+                return
+            values = [value] if isinstance(value, (str, int)) else list(value)
+            clauses.append(f"{column} IN ({', '.join('?' for _ in values)})")
+            params.extend(values)
+
+        member("player", self.player)
+        member("partner", self.partner)
+        member("event", self.event)
+        member("ruleset", self.ruleset)
+        member("table_name", self.table)
+        member("round", self.round)
+        member("game_id", self.game_id)
+        if self.position is not None:
+            positions = [self.position] if isinstance(self.position, int) else list(self.position)
+            if any(p not in (1, 2, 3, 4) for p in positions):
+                raise ValueError(f"bidding position must be 1..4, got {self.position!r}")
+            member("position", positions)
+        if self.situation is not None:
+            situations = [self.situation] if isinstance(self.situation, str) else list(self.situation)
+            bad = [s for s in situations if s not in ("behind", "close", "ahead")]
+            if bad:
+                raise ValueError(f"score situation must be behind, close or ahead, got {bad}")
+            member("situation", situations)
+        if self.period is not None:
+            first, last = self.period
+            if first is not None:
+                clauses.append("substr(date, 1, 10) >= ?")
+                params.append(_iso(first))
+            if last is not None:
+                clauses.append("substr(date, 1, 10) <= ?")
+                params.append(_iso(last))
+        if self.bags is not None:
+            if isinstance(self.bags, int):
+                clauses.append("bags_before = ?")
+                params.append(self.bags)
+            else:
+                low, high = self.bags
+                if low is not None:
+                    clauses.append("bags_before >= ?")
+                    params.append(low)
+                if high is not None:
+                    clauses.append("bags_before <= ?")
+                    params.append(high)
+        if self.exclude_player is not None:
+            clauses.append("player IS DISTINCT FROM ?")
+            params.append(self.exclude_player)
+        return (" AND ".join(clauses) or "TRUE", params)
+
+
+def _iso(value: Any) -> str:
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()[:10]
+    return str(value)[:10]
+
+
+# --------------------------------------------------------------------------------------------
+# Rules: the few facts about a ruleset the metrics need
+
+
+@dataclass(frozen=True)
+class RuleFacts:
+    """What the metrics need to know about one ``hands.rules`` text (RULES.md section 5 options).
+
+    ``ruleset``: the preset name; ``deck``: the preset whose deck is used to read card play;
+    ``nil_allowed``; ``blind_nil``: ``"never"``, ``"always"`` or ``"behind"`` (allowed to a side behind
+    by at least ``behind_by`` points); ``bag_limit``/``bag_penalty`` (default 10 / 100).
+    """
+
+    ruleset: str
+    deck: str
+    nil_allowed: bool
+    blind_nil: str
+    behind_by: int
+    bag_limit: int
+    bag_penalty: int
+
+
+def rule_facts(rules: str | Mapping[str, Any] | None) -> RuleFacts:
+    """Read a ruleset as stored in ``hands.rules`` (a preset name or a JSON object with ``preset``).
+
+    Unreadable text is taken as ``standard`` under its own name (the checker reports bad rules;
+    the metrics only need a best reading).  Never raises.
+    """
+    options: dict[str, Any] = {}
+    if isinstance(rules, Mapping):
+        options = dict(rules)
+    elif isinstance(rules, str) and rules.strip().startswith("{"):
+        try:
+            loaded = json.loads(rules)
+            options = loaded if isinstance(loaded, dict) else {}
+        except ValueError:
+            options = {}
+    elif isinstance(rules, str) and rules.strip():
+        options = {"preset": rules.strip()}
+    preset = str(options.get("preset") or "standard").strip().lower()
+    deck = preset if preset in DECKS else "standard"
+    joker = preset == "barmore"
+    nil_allowed = bool(options.get("nil", not joker))
+    blind_nil, behind_by = ("never", 100) if joker or not nil_allowed else ("behind", 100)
+    spec = options.get("blind_nil")
+    if spec is not None:
+        if spec in ("never", False):
+            blind_nil = "never"
+        elif spec in ("always", True):
+            blind_nil = "always"
+        elif isinstance(spec, Mapping) and "behind_by" in spec:
+            try:
+                blind_nil, behind_by = "behind", int(spec["behind_by"])
+            except (TypeError, ValueError):
+                pass
+
+    def _int(key: str, default: int) -> int:
+        try:
+            return int(options.get(key, default))
+        except (TypeError, ValueError):
+            return default
+
+    return RuleFacts(
+        ruleset=preset,
+        deck=deck,
+        nil_allowed=nil_allowed,
+        blind_nil=blind_nil,
+        behind_by=behind_by,
+        bag_limit=_int("bag_limit", 10),
+        bag_penalty=_int("bag_penalty", 100) or 100,
+    )
+
+
+def rank_class(card: str, deck: Deck) -> str:
+    """``high``, ``middle`` or ``low`` for a card in ``deck`` (see :data:`RANK_CLASSES`)."""
+    if card in JOKERS:
+        return "high"
+    if deck.is_spade(card) and deck.power(card) > deck.power("AS"):
+        return "high"
+    rank = card[0]
+    if rank in "AKQ":
+        return "high"
+    if rank in "JT98":
+        return "middle"
+    return "low"
+
+
+# --------------------------------------------------------------------------------------------
+# Helper tables and views
+
+
+def _sql_str(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def _values(rows: Iterable[Sequence[Any]]) -> str:
+    return ", ".join("(" + ", ".join(_sql_str(v) for v in row) + ")" for row in rows)
+
+
+def _static_tables_sql() -> list[str]:
+    seats = _values(
+        (str(s), int(s), str(s.side), str(s.partner), str(s.left), str(s.right), str(s.side.other)) for s in SEATS
+    )
+    positions = _values((str(d), str(s), d.left.steps_to(s) + 1) for d in SEATS for s in SEATS)
+    cards = _values(
+        (name, card, deck.suit(card), deck.is_spade(card), deck.power(card), rank_class(card, deck), card in deck)
+        for name, deck in DECKS.items()
+        for card in STANDARD_CARDS + JOKERS
+    )
+    return [
+        "CREATE OR REPLACE TEMP TABLE sw_seats AS SELECT * FROM (VALUES "
+        + seats
+        + ") t(seat, seat_index, side, partner, left_seat, right_seat, other_side)",
+        "CREATE OR REPLACE TEMP TABLE sw_positions AS SELECT * FROM (VALUES "
+        + positions
+        + ") t(dealer, seat, position)",
+        "CREATE OR REPLACE TEMP TABLE sw_cards AS SELECT * FROM (VALUES "
+        + cards
+        + ") t(deck, card, suit, is_trump, power, rank_class, in_deck)",
+    ]
+
+
+_VIEWS: list[tuple[str, str]] = [
+    (
+        "sw_hand_rules",
+        """
+        SELECT h.game_id, h.hand,
+               coalesce(r.ruleset, 'standard') AS ruleset, coalesce(r.deck, 'standard') AS deck,
+               coalesce(r.nil_allowed, TRUE) AS nil_allowed, coalesce(r.blind_nil, 'behind') AS blind_nil,
+               coalesce(r.behind_by, 100) AS behind_by, coalesce(r.bag_limit, 10) AS bag_limit,
+               coalesce(r.bag_penalty, 100) AS bag_penalty
+        FROM hands h LEFT JOIN sw_rules r ON r.rules IS NOT DISTINCT FROM h.rules
+        """,
+    ),
+    (
+        # first bid of each seat (a second bid is BID_OUT_OF_TURN and ignored, RULES.md 3)
+        "sw_first_bids",
+        """
+        SELECT game_id, hand, seat, bid_order, bid, nil, blind, bid_value
+        FROM bids
+        QUALIFY row_number() OVER (PARTITION BY game_id, hand, seat ORDER BY bid_order) = 1
+        """,
+    ),
+    (
+        # every card played, read with the deck of the hand's ruleset
+        "sw_plays",
+        """
+        SELECT p.game_id, p.hand, p.trick, p.play_order, p.seat, p.card,
+               coalesce(c.suit, right(p.card, 1)) AS suit,
+               coalesce(c.is_trump, FALSE) AS is_trump,
+               coalesce(c.power, 0) AS power,
+               coalesce(c.rank_class, 'low') AS rank_class
+        FROM plays p
+        JOIN sw_hand_rules hr ON hr.game_id = p.game_id AND hr.hand = p.hand
+        LEFT JOIN sw_cards c ON c.deck = hr.deck AND c.card = p.card
+        """,
+    ),
+    (
+        # each play with the suit led, its strength in the trick and who was winning before it
+        "sw_play_steps",
+        """
+        WITH led AS (
+            SELECT game_id, hand, trick, arg_min(seat, play_order) AS leader, arg_min(suit, play_order) AS led_suit
+            FROM sw_plays GROUP BY game_id, hand, trick
+        ), scored AS (
+            SELECT p.*, l.leader, l.led_suit,
+                   CASE WHEN p.is_trump THEN 1000 + p.power
+                        WHEN p.suit = l.led_suit THEN p.power ELSE -1 END AS strength
+            FROM sw_plays p JOIN led l USING (game_id, hand, trick)
+        )
+        SELECT *,
+               arg_max(seat, strength) OVER (PARTITION BY game_id, hand, trick ORDER BY play_order
+                                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS winning_before,
+               arg_max(seat, strength) OVER (PARTITION BY game_id, hand, trick) AS replay_winner
+        FROM scored
+        """,
+    ),
+    (
+        # one row per trick that has plays: the checker's winner where it has one, else the replayed one
+        "sw_trick_results",
+        """
+        SELECT s.game_id, s.hand, s.trick, any_value(s.leader) AS leader, any_value(s.led_suit) AS led_suit,
+               coalesce(any_value(t.winner), any_value(s.replay_winner)) AS winner,
+               count(*) AS cards, bool_or(s.is_trump) AS has_trump
+        FROM sw_play_steps s
+        LEFT JOIN (SELECT game_id, hand, trick, any_value(winner) AS winner FROM tricks GROUP BY ALL) t
+               ON t.game_id = s.game_id AND t.hand = s.hand AND t.trick = s.trick
+        GROUP BY s.game_id, s.hand, s.trick
+        """,
+    ),
+    (
+        # spades broken: the first trick with a spade in it, who played that spade, and whether it was led
+        "sw_spades_broken",
+        """
+        SELECT game_id, hand,
+               min(trick) AS broken_trick,
+               arg_min(seat, trick * 10 + play_order) AS breaker,
+               arg_min(play_order = 1, trick * 10 + play_order) AS broken_by_lead
+        FROM sw_plays WHERE is_trump GROUP BY game_id, hand
+        """,
+    ),
+    (
+        # what each seat held at the start of each trick it played to (hands with a deal only)
+        "sw_holdings",
+        """
+        WITH life AS (
+            SELECT d.game_id, d.hand, d.seat, d.card,
+                   coalesce(c.suit, right(d.card, 1)) AS suit, coalesce(c.is_trump, FALSE) AS is_trump,
+                   min(p.trick) AS played_trick
+            FROM deals d
+            JOIN sw_hand_rules hr ON hr.game_id = d.game_id AND hr.hand = d.hand
+            LEFT JOIN sw_cards c ON c.deck = hr.deck AND c.card = d.card
+            LEFT JOIN plays p ON p.game_id = d.game_id AND p.hand = d.hand AND p.seat = d.seat AND p.card = d.card
+            GROUP BY ALL
+        )
+        SELECT s.game_id, s.hand, s.trick, s.seat,
+               count(*) FILTER (WHERE l.suit = s.led_suit) AS held_led,
+               count(*) FILTER (WHERE l.is_trump) AS held_trump,
+               count(*) FILTER (WHERE NOT l.is_trump) AS held_other
+        FROM sw_play_steps s
+        JOIN life l ON l.game_id = s.game_id AND l.hand = s.hand AND l.seat = s.seat
+                   AND (l.played_trick IS NULL OR l.played_trick >= s.trick)
+        GROUP BY s.game_id, s.hand, s.trick, s.seat
+        """,
+    ),
+    (
+        # per game, hand, side: the recomputed score (hand_scores, as played) and the state before the hand
+        "sw_side_hands",
+        """
+        WITH sides AS (
+            SELECT h.game_id, h.hand, s.side FROM hands h CROSS JOIN (SELECT DISTINCT side FROM sw_seats) s
+        ), hs AS (
+            SELECT * FROM hand_scores WHERE scoring = 'as_played'
+            QUALIFY row_number() OVER (PARTITION BY game_id, hand, side) = 1
+        ), rs AS (
+            SELECT * FROM recorded_scores QUALIFY row_number() OVER (PARTITION BY game_id, hand, side) = 1
+        ), bid_sum AS (
+            SELECT b.game_id, b.hand, st.side, sum(CASE WHEN b.nil THEN 0 ELSE b.bid_value END) AS bid_contract
+            FROM sw_first_bids b JOIN sw_seats st ON st.seat = b.seat GROUP BY ALL
+        )
+        SELECT sd.game_id, sd.hand, sd.side,
+               coalesce(hs.contract, bs.bid_contract) AS contract,
+               hs.tricks AS side_tricks, hs.made, hs.bags_this_hand, hs.bag_penalty, hs.nil_points,
+               hs.points, hs.total, hs.bags,
+               CASE WHEN row_number() OVER w = 1 THEN coalesce(rs.score_before, 0)
+                    ELSE coalesce(lag(hs.total) OVER w, lag(rs.total) OVER w, 0) END AS score_before,
+               CASE WHEN row_number() OVER w = 1 THEN coalesce(rs.bags_before, 0)
+                    ELSE coalesce(lag(hs.bags) OVER w, lag(rs.bags) OVER w, 0) END AS bags_before
+        FROM sides sd
+        LEFT JOIN hs ON hs.game_id = sd.game_id AND hs.hand = sd.hand AND hs.side = sd.side
+        LEFT JOIN rs ON rs.game_id = sd.game_id AND rs.hand = sd.hand AND rs.side = sd.side
+        LEFT JOIN bid_sum bs ON bs.game_id = sd.game_id AND bs.hand = sd.hand AND bs.side = sd.side
+        WINDOW w AS (PARTITION BY sd.game_id, sd.side ORDER BY sd.hand)
+        """,
+    ),
+    (
+        # per game, hand, seat: tricks taken (see the module doc for the source)
+        "sw_seat_hands",
+        """
+        WITH checker AS (SELECT DISTINCT game_id, hand FROM tricks),
+        checker_wins AS (
+            SELECT game_id, hand, winner AS seat, count(*) AS won FROM tricks WHERE winner IS NOT NULL GROUP BY ALL
+        ), replayed AS (SELECT DISTINCT game_id, hand FROM sw_trick_results),
+        replay_wins AS (
+            SELECT game_id, hand, winner AS seat, count(*) AS won FROM sw_trick_results
+            WHERE winner IS NOT NULL GROUP BY ALL
+        ), base AS (
+            SELECT h.game_id, h.hand, s.seat,
+                   CASE s.seat WHEN 'N' THEN h.player_n WHEN 'E' THEN h.player_e
+                               WHEN 'S' THEN h.player_s WHEN 'W' THEN h.player_w END AS player,
+                   CASE s.seat WHEN 'N' THEN h.taken_n WHEN 'E' THEN h.taken_e
+                               WHEN 'S' THEN h.taken_s WHEN 'W' THEN h.taken_w END AS taken_recorded
+            FROM hands h CROSS JOIN sw_seats s
+        )
+        SELECT b.game_id, b.hand, b.seat, b.player,
+               CASE WHEN c.game_id IS NOT NULL THEN coalesce(cw.won, 0)
+                    WHEN b.taken_recorded IS NOT NULL THEN b.taken_recorded
+                    WHEN r.game_id IS NOT NULL THEN coalesce(rw.won, 0) END AS taken,
+               r.game_id IS NOT NULL AS has_plays,
+               fb.seat IS NOT NULL AS has_bid,
+               coalesce(fb.nil, FALSE) AS nil, coalesce(fb.blind, FALSE) AS blind,
+               CASE WHEN fb.nil THEN 0 ELSE fb.bid_value END AS bid
+        FROM base b
+        LEFT JOIN checker c ON c.game_id = b.game_id AND c.hand = b.hand
+        LEFT JOIN checker_wins cw ON cw.game_id = b.game_id AND cw.hand = b.hand AND cw.seat = b.seat
+        LEFT JOIN replayed r ON r.game_id = b.game_id AND r.hand = b.hand
+        LEFT JOIN replay_wins rw ON rw.game_id = b.game_id AND rw.hand = b.hand AND rw.seat = b.seat
+        LEFT JOIN sw_first_bids fb ON fb.game_id = b.game_id AND fb.hand = b.hand AND fb.seat = b.seat
+        """,
+    ),
+    (
+        # each card played, with the opportunities the card-play metrics count
+        "sw_play_analysis",
+        """
+        WITH side_run AS (  -- tricks each side had won before each trick
+            SELECT tr.game_id, tr.hand, tr.trick, sd.side, tr.winner,
+                   coalesce(sum(CASE WHEN ws.side = sd.side THEN 1 ELSE 0 END) OVER (
+                       PARTITION BY tr.game_id, tr.hand, sd.side ORDER BY tr.trick
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS side_won_before
+            FROM sw_trick_results tr
+            CROSS JOIN (SELECT DISTINCT side FROM sw_seats) sd
+            LEFT JOIN sw_seats ws ON ws.seat = tr.winner
+        )
+        SELECT s.*, st.side, st.partner,
+               h.game_id IS NOT NULL AS holding_known,
+               s.play_order > 1 AND s.led_suit <> 'S' AND s.suit <> s.led_suit
+                   AND coalesce(h.held_led, 0) = 0 AS void,
+               CASE WHEN h.game_id IS NULL THEN TRUE ELSE h.held_trump > 0 AND h.held_other > 0 END AS has_choice,
+               s.winning_before = st.partner AS partner_winning,
+               sr.winner AS trick_winner,
+               sr.side_won_before,
+               sh.contract AS side_contract,
+               fb.nil AS bid_nil
+        FROM sw_play_steps s
+        JOIN sw_seats st ON st.seat = s.seat
+        LEFT JOIN sw_holdings h ON h.game_id = s.game_id AND h.hand = s.hand AND h.trick = s.trick AND h.seat = s.seat
+        LEFT JOIN side_run sr ON sr.game_id = s.game_id AND sr.hand = s.hand AND sr.trick = s.trick
+                             AND sr.side = st.side
+        LEFT JOIN sw_side_hands sh ON sh.game_id = s.game_id AND sh.hand = s.hand AND sh.side = st.side
+        LEFT JOIN sw_first_bids fb ON fb.game_id = s.game_id AND fb.hand = s.hand AND fb.seat = s.seat
+        """,
+    ),
+    (
+        # the card-play counts of each seat in each hand
+        "sw_play_counts",
+        """
+        SELECT game_id, hand, seat,
+               count(*) FILTER (WHERE void AND has_choice) AS ruff_opps,
+               count(*) FILTER (WHERE void AND has_choice AND is_trump) AS ruffs,
+               count(*) FILTER (WHERE void AND has_choice AND partner_winning) AS partner_trump_opps,
+               count(*) FILTER (WHERE void AND has_choice AND partner_winning AND is_trump) AS partner_trumps,
+               count(*) FILTER (WHERE side_contract > 0 AND side_won_before >= side_contract
+                                AND NOT coalesce(bid_nil, FALSE)) AS safe_tricks,
+               count(*) FILTER (WHERE side_contract > 0 AND side_won_before >= side_contract
+                                AND NOT coalesce(bid_nil, FALSE) AND trick_winner = seat) AS safe_won,
+               count(*) FILTER (WHERE play_order = 1) AS leads
+        FROM sw_play_analysis GROUP BY game_id, hand, seat
+        """,
+    ),
+    (
+        "sw_leads",
+        """
+        SELECT game_id, hand, trick, seat, card, suit, rank_class FROM sw_plays WHERE play_order = 1
+        """,
+    ),
+    (
+        # one row per game, hand, seat: everything the metrics group and count
+        "sw_player_hands",
+        """
+        WITH v_seat AS (
+            SELECT game_id, hand, seat, count(*) AS findings FROM violations WHERE hand IS NOT NULL AND seat IS NOT NULL
+            GROUP BY ALL
+        ), v_hand AS (
+            SELECT game_id, hand, count(*) AS findings FROM violations WHERE hand IS NOT NULL GROUP BY ALL
+        ), game_result AS (
+            SELECT h.game_id,
+                   CASE WHEN any_value(g.game_id) IS NULL THEN max(h.winner) ELSE any_value(g.winner) END AS winner
+            FROM hands h LEFT JOIN games g ON g.game_id = h.game_id GROUP BY h.game_id
+        )
+        SELECT h.game_id, h.hand, h.event, h.date, h.table_name, h.round, h.rules, h.dealer,
+               hr.ruleset, hr.nil_allowed,
+               st.seat, st.side, pos.position, 'all' AS scope,
+               me.player, pa.player AS partner, lo.player AS opponent_left, ro.player AS opponent_right,
+               CASE WHEN me.player IS NULL OR pa.player IS NULL THEN coalesce(me.player, pa.player)
+                    WHEN me.player <= pa.player THEN me.player || ' & ' || pa.player
+                    ELSE pa.player || ' & ' || me.player END AS partnership,
+               me.has_bid, me.nil, me.blind, me.bid, me.taken, me.has_plays,
+               me.has_bid AND NOT me.nil AND NOT me.blind AS numeric_bid,
+               pa.has_bid AS partner_has_bid, pa.nil AS partner_nil, pa.blind AS partner_blind,
+               pa.bid AS partner_bid, pa.taken AS partner_taken,
+               (CASE WHEN lo.nil THEN 1 ELSE 0 END) + (CASE WHEN ro.nil THEN 1 ELSE 0 END) AS opp_nils,
+               (CASE WHEN lo.nil AND lo.taken > 0 THEN 1 ELSE 0 END)
+                 + (CASE WHEN ro.nil AND ro.taken > 0 THEN 1 ELSE 0 END) AS opp_nils_set,
+               greatest(coalesce(me.taken, 0) - coalesce(me.bid, 0), 0) AS own_excess,
+               greatest(coalesce(pa.taken, 0) - coalesce(pa.bid, 0), 0) AS partner_excess,
+               me.has_bid AND pa.has_bid AND (me.nil OR NOT me.blind) AND (pa.nil OR NOT pa.blind)
+                   AND me.taken IS NOT NULL AND pa.taken IS NOT NULL AS individual_bids,
+               sh.contract, sh.side_tricks, sh.made, sh.bags_this_hand, sh.bag_penalty,
+               abs(coalesce(sh.bag_penalty, 0)) / hr.bag_penalty AS penalties,
+               sh.nil_points, sh.points, sh.total, sh.bags,
+               sh.score_before, os.score_before AS opp_score_before,
+               sh.score_before - os.score_before AS margin,
+               CASE WHEN sh.score_before - os.score_before <= -{margin} THEN 'behind'
+                    WHEN sh.score_before - os.score_before >= {margin} THEN 'ahead'
+                    ELSE 'close' END AS situation,
+               sh.bags_before,
+               CASE hr.blind_nil WHEN 'always' THEN TRUE WHEN 'never' THEN FALSE
+                    ELSE os.score_before - sh.score_before >= hr.behind_by END AS blind_nil_allowed,
+               gr.winner AS game_winner, gr.winner IS NOT NULL AS game_finished,
+               coalesce(pc.ruff_opps, 0) AS ruff_opps, coalesce(pc.ruffs, 0) AS ruffs,
+               coalesce(pc.partner_trump_opps, 0) AS partner_trump_opps,
+               coalesce(pc.partner_trumps, 0) AS partner_trumps,
+               coalesce(pc.safe_tricks, 0) AS safe_tricks, coalesce(pc.safe_won, 0) AS safe_won,
+               coalesce(pc.leads, 0) AS leads,
+               sb.broken_trick AS spades_broken_trick,
+               coalesce(sb.breaker = st.seat, FALSE) AS broke_spades,
+               coalesce(vs.findings, 0) AS findings,
+               coalesce(vh.findings, 0) AS hand_findings
+        FROM hands h
+        CROSS JOIN sw_seats st
+        JOIN sw_hand_rules hr ON hr.game_id = h.game_id AND hr.hand = h.hand
+        LEFT JOIN sw_positions pos ON pos.dealer = h.dealer AND pos.seat = st.seat
+        JOIN sw_seat_hands me ON me.game_id = h.game_id AND me.hand = h.hand AND me.seat = st.seat
+        JOIN sw_seat_hands pa ON pa.game_id = h.game_id AND pa.hand = h.hand AND pa.seat = st.partner
+        JOIN sw_seat_hands lo ON lo.game_id = h.game_id AND lo.hand = h.hand AND lo.seat = st.left_seat
+        JOIN sw_seat_hands ro ON ro.game_id = h.game_id AND ro.hand = h.hand AND ro.seat = st.right_seat
+        JOIN sw_side_hands sh ON sh.game_id = h.game_id AND sh.hand = h.hand AND sh.side = st.side
+        JOIN sw_side_hands os ON os.game_id = h.game_id AND os.hand = h.hand AND os.side = st.other_side
+        LEFT JOIN game_result gr ON gr.game_id = h.game_id
+        LEFT JOIN sw_play_counts pc ON pc.game_id = h.game_id AND pc.hand = h.hand AND pc.seat = st.seat
+        LEFT JOIN sw_spades_broken sb ON sb.game_id = h.game_id AND sb.hand = h.hand
+        LEFT JOIN v_seat vs ON vs.game_id = h.game_id AND vs.hand = h.hand AND vs.seat = st.seat
+        LEFT JOIN v_hand vh ON vh.game_id = h.game_id AND vh.hand = h.hand
+        """.replace("{margin}", str(SITUATION_MARGIN)),
+    ),
+]
+
+
+def _existing(con) -> dict[str, set[str]]:
+    rows = con.execute("SELECT database_name, table_name FROM duckdb_tables()").fetchall()
+    rows += con.execute("SELECT database_name, view_name FROM duckdb_views() WHERE NOT internal").fetchall()
+    out: dict[str, set[str]] = {}
+    for db, name in rows:
+        out.setdefault(name, set()).add(db)
+    return out
+
+
+def prepare(con) -> None:
+    """Create (or refresh) the temporary helper tables and views the metrics read.
+
+    Tables of TABLES.md missing from the database (say, the checker has not run yet) are stood in
+    for by empty temporary tables, so every metric runs and counts nothing where it has no data.
+    Safe to call again after more data is loaded; works on a read-only connection.
+    """
+    existing = _existing(con)
+    for name, ddl in ALL_TABLES.items():
+        where = existing.get(name, set())
+        real = where - {"temp"}
+        if not where:
+            con.execute(f"CREATE TEMP TABLE {name} ({ddl})")
+        elif real and "temp" in where:
+            con.execute(f"DROP TABLE temp.main.{name}")
+    if "sw_cards" not in existing:
+        for sql in _static_tables_sql():
+            con.execute(sql)
+    rules = [r[0] for r in con.execute("SELECT DISTINCT rules FROM hands").fetchall()]
+    rows = []
+    for text in rules:
+        f = rule_facts(text)
+        rows.append((text, f.ruleset, f.deck, f.nil_allowed, f.blind_nil, f.behind_by, f.bag_limit, f.bag_penalty))
+    cols = "rules, ruleset, deck, nil_allowed, blind_nil, behind_by, bag_limit, bag_penalty"
+    if rows:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE sw_rules AS SELECT * FROM (VALUES {_values(rows)}) t({cols})")
+    else:
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE sw_rules (rules VARCHAR, ruleset VARCHAR, deck VARCHAR, nil_allowed BOOLEAN,"
+            " blind_nil VARCHAR, behind_by INTEGER, bag_limit INTEGER, bag_penalty INTEGER)"
+        )
+    if "sw_player_hands" not in existing:
+        for name, sql in _VIEWS:
+            con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {sql}")
+
+
+CACHE_TABLE = "sw_player_hands_cache"
+"""Temporary table :func:`snapshot` fills with ``sw_player_hands``; metrics read it while it exists."""
+
+
+@contextmanager
+def snapshot(con) -> Iterator[None]:
+    """Compute ``sw_player_hands`` once and let every metric run inside the ``with`` block read the copy.
+
+    The view joins the card play of every hand, so on a season each metric costs a fraction of a
+    second; inside ``with metrics.snapshot(con):`` the same metrics take milliseconds.  Nested
+    blocks reuse the outer copy.  Do not load or check data inside the block (the copy would be stale);
+    it is dropped when the outermost block ends.
+    """
+    prepare(con)
+    outer = CACHE_TABLE in _existing(con)
+    if not outer:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {CACHE_TABLE} AS SELECT * FROM sw_player_hands")
+    try:
+        yield
+    finally:
+        if not outer:
+            con.execute(f"DROP TABLE IF EXISTS temp.main.{CACHE_TABLE}")
+
+
+def freeze(con) -> None:
+    """Like :func:`snapshot`, but for the life of the connection: for a read-only analysis session
+    (a notebook, ``spadework stats``) where the data cannot change.  :func:`thaw` undoes it."""
+    prepare(con)
+    if CACHE_TABLE not in _existing(con):
+        con.execute(f"CREATE TEMP TABLE {CACHE_TABLE} AS SELECT * FROM sw_player_hands")
+
+
+def thaw(con) -> None:
+    """Drop the copy :func:`freeze` made; metrics read the live view again."""
+    con.execute(f"DROP TABLE IF EXISTS temp.main.{CACHE_TABLE}")
+
+
+def _player_hands_source(con) -> str:
+    return CACHE_TABLE if CACHE_TABLE in _existing(con) else "sw_player_hands"
+
+
+# --------------------------------------------------------------------------------------------
+# The registry
+
+
+Kind = Literal["rate", "mean", "count"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One named metric.
+
+    ``sql`` is a query over the CTEs ``ph`` (filtered player-hands), ``sh`` (one row per game, hand,
+    side and group) and ``hh`` (one row per game, hand and group), with ``{keys}`` standing for the
+    group columns.  It returns the keys, the ``extra_keys`` and: ``n, k`` (rate), ``n, mean, sd, total``
+    (mean) or ``n`` (count).  ``unit`` says what ``value`` is measured in; ``category`` groups metrics
+    in tables; ``better``: ``"higher"``, ``"lower"`` or ``None`` when neither is simply better.
+    """
+
+    name: str
+    title: str
+    kind: Kind
+    sql: str
+    description: str
+    unit: str
+    category: str
+    extra_keys: tuple[str, ...] = ()
+    scale: float = 1.0
+    better: str | None = None
+
+
+REGISTRY: dict[str, Metric] = {}
+"""Every metric by name, in the order they are documented."""
+
+
+def _register(m: Metric) -> Metric:
+    REGISTRY[m.name] = m
+    return m
+
+
+def _mean(expr: str, where: str, src: str = "ph") -> str:
+    return (
+        f"SELECT {{keys}}, count({expr}) FILTER (WHERE {where}) AS n, "
+        f"avg({expr}) FILTER (WHERE {where}) AS mean, stddev_samp({expr}) FILTER (WHERE {where}) AS sd, "
+        f"sum({expr}) FILTER (WHERE {where}) AS total FROM {src} GROUP BY {{keys}}"
+    )
+
+
+def _rate(n_expr: str, k_expr: str, src: str = "ph") -> str:
+    return f"SELECT {{keys}}, {n_expr} AS n, {k_expr} AS k FROM {src} GROUP BY {{keys}}"
+
+
+def _cnt(where: str) -> str:
+    return f"count(*) FILTER (WHERE {where})"
+
+
+def _sum(expr: str, where: str = "TRUE") -> str:
+    return f"coalesce(sum({expr}) FILTER (WHERE {where}), 0)"
+
+
+_register(Metric(
+    "hands", "Hands", "count", "SELECT {keys}, count(*) AS n FROM hh GROUP BY {keys}",
+    "Hands played (per player: hands at the table; per table or event: hands recorded).", "hands", "volume",
+))
+_register(Metric(
+    "avg_bid", "Average bid", "mean", _mean("bid", "numeric_bid"),
+    "Mean of the player's numeric bids (nil, blind nil and blind seven left out).", "tricks", "bidding",
+))
+_register(Metric(
+    "bid_bias", "Bid bias", "mean", _mean("taken - bid", "numeric_bid AND taken IS NOT NULL"),
+    "Tricks taken minus tricks bid, over numeric bids: below 0 the player overbids "
+    "(takes fewer than bid), above 0 underbids.", "tricks", "bidding",
+))
+_register(Metric(
+    "exact_bid", "Exact bids", "rate",
+    _rate(_cnt("numeric_bid AND taken IS NOT NULL"), _cnt("numeric_bid AND taken IS NOT NULL AND taken = bid")),
+    "Share of numeric bids where the player took exactly the tricks bid.", "share of bids", "bidding", better="higher",
+))
+_register(Metric(
+    "bid_calibration", "Bid calibration", "mean",
+    "SELECT {keys}, bid AS bid_value, count(*) AS n, avg(taken) AS mean, stddev_samp(taken) AS sd, "
+    "sum(taken) AS total FROM ph WHERE numeric_bid AND taken IS NOT NULL GROUP BY {keys}, bid",
+    "Mean tricks taken for each numeric bid value (a calibrated bidder sits on the line y = x).",
+    "tricks", "bidding", extra_keys=("bid_value",),
+))
+_register(Metric(
+    "bid_error", "Bid error distribution", "rate",
+    "SELECT {keys}, CAST(taken - bid AS DOUBLE) AS error, count(*) AS k, "
+    "sum(count(*)) OVER (PARTITION BY {keys}) AS n FROM ph WHERE numeric_bid AND taken IS NOT NULL "
+    "GROUP BY {keys}, taken - bid",
+    "How often each error (tricks taken minus bid) occurs: k bids at this error out of n numeric bids.",
+    "share of bids", "bidding", extra_keys=("error",),
+))
+_register(Metric(
+    "side_bid_bias", "Side bid bias", "mean",
+    _mean("side_tricks - contract", "contract > 0 AND side_tricks IS NOT NULL", "sh"),
+    "The side's tricks minus its contract (hand_scores), per side-hand with a positive contract.",
+    "tricks", "contract",
+))
+_register(Metric(
+    "contract_made", "Contracts made", "rate",
+    _rate(_cnt("contract > 0 AND made IS NOT NULL"), _cnt("contract > 0 AND made"), "sh"),
+    "Share of the side's hands with a positive contract where the contract was made (hand_scores.made).",
+    "share of hands", "contract", better="higher",
+))
+_register(Metric(
+    "set_rate", "Sets", "rate",
+    _rate(_cnt("contract > 0 AND made IS NOT NULL"), _cnt("contract > 0 AND NOT made"), "sh"),
+    "Share of the side's hands with a positive contract where the side was set.", "share of hands", "contract",
+    better="lower",
+))
+_register(Metric(
+    "set_depth", "Set depth", "mean", _mean("contract - side_tricks", "contract > 0 AND NOT made", "sh"),
+    "Tricks short of the contract, over the hands where the side was set.", "tricks", "contract", better="lower",
+))
+_register(Metric(
+    "bags_per_hand", "Bags per hand", "mean", _mean("bags_this_hand", "bags_this_hand IS NOT NULL", "sh"),
+    "The side's bags (overtricks) taken per hand.", "bags", "bags", better="lower",
+))
+_register(Metric(
+    "bag_share", "Share of the side's bags", "rate",
+    _rate(_sum("own_excess + partner_excess", "bags_this_hand > 0 AND individual_bids"),
+          _sum("own_excess", "bags_this_hand > 0 AND individual_bids")),
+    "In hands where the side took bags: the player's tricks over the own bid (a nil's tricks all count) "
+    "out of both partners' tricks over their bids; hands with a blind seven or a missing bid are left out.",
+    "share of overtricks", "bags", better="lower",
+))
+_register(Metric(
+    "bag_penalties_per_game", "Bag penalties per game", "mean",
+    "SELECT {keys}, count(*) AS n, avg(p) AS mean, stddev_samp(p) AS sd, sum(p) AS total FROM ("
+    " SELECT {keys}, game_id, side, sum(penalties) AS p FROM sh GROUP BY {keys}, game_id, side"
+    ") GROUP BY {keys}",
+    "Sandbagging penalties the side paid per game (|hand_scores.bag_penalty| / the ruleset's penalty).",
+    "penalties", "bags", better="lower",
+))
+_register(Metric(
+    "nil_rate", "Nil bids", "rate",
+    _rate(_cnt("nil_allowed AND has_bid"), _cnt("nil_allowed AND has_bid AND nil")),
+    "Share of hands under a ruleset with nil where the player bid nil (blind nil included).",
+    "share of hands", "nil",
+))
+_register(Metric(
+    "nil_success", "Nils made", "rate",
+    _rate(_cnt("nil AND taken IS NOT NULL"), _cnt("nil AND taken = 0")),
+    "Share of the player's nil bids (blind nil included) where the player took no trick.", "share of nils", "nil",
+    better="higher",
+))
+_register(Metric(
+    "blind_nil_rate", "Blind nil bids", "rate",
+    _rate(_cnt("blind_nil_allowed AND has_bid"), _cnt("blind_nil_allowed AND has_bid AND nil AND blind")),
+    "Share of the hands where the ruleset allowed the player's side a blind nil in which the player bid it.",
+    "share of hands", "nil",
+))
+_register(Metric(
+    "blind_nil_success", "Blind nils made", "rate",
+    _rate(_cnt("nil AND blind AND taken IS NOT NULL"), _cnt("nil AND blind AND taken = 0")),
+    "Share of the player's blind nils where the player took no trick.", "share of blind nils", "nil", better="higher",
+))
+_register(Metric(
+    "nil_cover", "Partner's nil covered", "rate",
+    _rate(_cnt("partner_nil AND partner_taken IS NOT NULL"), _cnt("partner_nil AND partner_taken = 0")),
+    "Share of the partner's nil bids that were made (the player covers the nil).", "share of partner nils", "nil",
+    better="higher",
+))
+_register(Metric(
+    "nil_defence", "Opponents' nil set", "rate",
+    _rate(_sum("opp_nils"), _sum("opp_nils_set")),
+    "Share of the opponents' nil bids that failed (the nil bidder took a trick).", "share of opponent nils", "nil",
+    better="higher",
+))
+_register(Metric(
+    "points_per_hand", "Points per hand", "mean", _mean("points", "points IS NOT NULL", "sh"),
+    "The side's recomputed points per hand (hand_scores.points, penalties included).", "points", "results",
+    better="higher",
+))
+_register(Metric(
+    "win_rate", "Games won", "rate",
+    "SELECT {keys}, count(*) AS n, count(*) FILTER (WHERE won) AS k FROM ("
+    " SELECT {keys}, game_id, side, bool_or(game_winner = side) AS won FROM sh WHERE game_finished"
+    " GROUP BY {keys}, game_id, side"
+    ") GROUP BY {keys}",
+    "Share of finished games (games.winner set) the player's side won.", "share of games", "results", better="higher",
+))
+_register(Metric(
+    "ruff_when_void", "Ruffs when void", "rate", _rate(_sum("ruff_opps"), _sum("ruffs")),
+    "Void in a non-spade suit led, holding a spade and another card: share of those plays that were a spade.",
+    "share of plays", "play",
+))
+_register(Metric(
+    "trump_partner_winner", "Trumps partner's winning trick", "rate",
+    _rate(_sum("partner_trump_opps"), _sum("partner_trumps")),
+    "Void in a non-spade suit led while the partner was winning the trick, holding a spade and another card: "
+    "share of those plays that were a spade (usually a wasted trump).", "share of plays", "play", better="lower",
+))
+_register(Metric(
+    "overtricks_after_safe", "Tricks won after the contract was safe", "rate",
+    _rate(_sum("safe_tricks"), _sum("safe_won")),
+    "Tricks played after the side had taken its contract (positive contracts, nil bidders left out): "
+    "share of them the player won, each one a bag.", "share of tricks", "play", better="lower",
+))
+_register(Metric(
+    "lead_profile", "Leads by suit and rank", "rate",
+    "SELECT {keys}, l.suit, l.rank_class, count(*) AS k, sum(count(*)) OVER (PARTITION BY {keys}) AS n "
+    "FROM ph JOIN sw_leads l ON l.game_id = ph.game_id AND l.hand = ph.hand AND l.seat = ph.seat "
+    "GROUP BY {keys}, l.suit, l.rank_class",
+    "Share of the player's leads by suit (as played: jokers are spades) and rank class (high A K Q and top "
+    "trumps, middle J T 9 8, low 7..2).", "share of leads", "play", extra_keys=("suit", "rank_class"),
+))
+_register(Metric(
+    "spades_broken_trick", "Trick when spades were broken", "mean",
+    _mean("spades_broken_trick", "has_plays AND spades_broken_trick IS NOT NULL", "hh"),
+    "The trick (1..13) in which the first spade of the hand was played, over hands with card play.",
+    "trick", "play",
+))
+_register(Metric(
+    "breaks_spades", "Breaks spades", "rate", _rate(_cnt("has_plays"), _cnt("has_plays AND broke_spades")),
+    "Share of the hands with card play where the player played the hand's first spade.", "share of hands", "play",
+))
+_register(Metric(
+    "findings_per_100", "Findings per 100 hands", "mean", _mean("findings", "TRUE"),
+    "Findings (violations) naming the player's seat, per 100 hands played.", "findings / 100 hands",
+    "integrity", scale=100.0, better="lower",
+))
+_register(Metric(
+    "hand_findings_per_100", "All findings per 100 hands", "mean", _mean("hand_findings", "TRUE", "hh"),
+    "Every finding of a hand (seat, side and score findings), per 100 hands; meant per table, round or event.",
+    "findings / 100 hands", "integrity", scale=100.0, better="lower",
+))
+
+SCALAR_METRICS: tuple[str, ...] = tuple(m.name for m in REGISTRY.values() if not m.extra_keys)
+"""Metrics with one number per group (the ones a player table lists)."""
+
+
+def describe() -> pl.DataFrame:
+    """The registry as a frame: ``name, title, kind, unit, category, better, extra_keys, description``."""
+    return pl.DataFrame(
+        [
+            {
+                "name": m.name,
+                "title": m.title,
+                "kind": m.kind,
+                "unit": m.unit,
+                "category": m.category,
+                "better": m.better,
+                "extra_keys": ", ".join(m.extra_keys),
+                "description": m.description,
+            }
+            for m in REGISTRY.values()
+        ]
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Running
+
+
+def _frame(con, sql: str, params: Sequence[Any] = ()) -> pl.DataFrame:
+    """Run a query and return all of its rows as a polars frame."""
+    rel = con.sql(sql, params=list(params)) if params else con.sql(sql)
+    return rel.pl()
+
+
+def _keys(by: str | Sequence[str]) -> list[str]:
+    names = [by] if isinstance(by, str) else list(by)
+    if not names:
+        names = ["all"]
+    out = []
+    for name in names:
+        if name not in GROUP_KEYS:
+            raise ValueError(f"cannot group by {name!r}; known: {sorted(GROUP_KEYS)}")
+        col = GROUP_KEYS[name]
+        if col not in out:
+            out.append(col)
+    return out
+
+
+def metric_sql(
+    name: str,
+    filters: Filters | Mapping[str, Any] | None = None,
+    by: str | Sequence[str] = "player",
+    source: str = "sw_player_hands",
+):
+    """The full SQL of a metric and its parameters: ``(sql, params)`` (for reading or for DuckDB directly).
+
+    Raises ``KeyError`` for an unknown metric (the message lists the known ones) and ``ValueError``
+    for an unknown filter or grouping.
+    """
+    if name not in REGISTRY:
+        raise KeyError(f"unknown metric {name!r}; known: {', '.join(REGISTRY)}")
+    m = REGISTRY[name]
+    keys = ", ".join(_keys(by))
+    where, params = Filters.of(filters).where()
+    body = m.sql.replace("{keys}", keys)
+    sql = (
+        f"WITH ph AS (SELECT * FROM {source} WHERE {where}),\n"
+        f"sh AS (SELECT * FROM ph QUALIFY row_number() OVER (\n"
+        f"    PARTITION BY game_id, hand, side, {keys} ORDER BY seat) = 1),\n"
+        f"hh AS (SELECT * FROM ph QUALIFY row_number() OVER (PARTITION BY game_id, hand, {keys} ORDER BY seat) = 1)\n"
+        f"{body}"
+    )
+    return sql, params
+
+
+def run(
+    con,
+    name: str,
+    filters: Filters | Mapping[str, Any] | None = None,
+    by: str | Sequence[str] = "player",
+) -> pl.DataFrame:
+    """Run one metric; one row per group with the columns of the module doc.
+
+    ``con``: a DuckDB connection holding the TABLES.md tables (read-only is fine).
+    ``filters``: a :class:`Filters` or a mapping of its fields.  ``by``: a key of :data:`GROUP_KEYS`
+    or a list of them (``"player"``, ``"partnership"``, ``"side"``, ``"table"``, ``["table", "round"]``,
+    ``"all"``...).  Rows are sorted by the keys.  Raises ``KeyError``/``ValueError`` as :func:`metric_sql`.
+    """
+    prepare(con)
+    m = REGISTRY.get(name)
+    sql, params = metric_sql(name, filters, by, _player_hands_source(con))
+    raw = _frame(con, sql, params)
+    keys = _keys(by)
+    return _finish(raw, m, keys)
+
+
+def _finish(raw: pl.DataFrame, m: Metric, keys: list[str]) -> pl.DataFrame:
+    if m.kind == "rate":
+        df = stats.with_wilson(raw.with_columns(pl.col("n").cast(pl.Int64), pl.col("k").cast(pl.Int64)))
+        df = df.with_columns(total=pl.lit(None, dtype=pl.Float64))
+    elif m.kind == "mean":
+        df = stats.with_mean_se(raw.with_columns(pl.col("n").cast(pl.Int64)))
+        df = df.with_columns(k=pl.lit(None, dtype=pl.Int64), total=pl.col("total").cast(pl.Float64))
+    else:
+        df = raw.with_columns(
+            pl.col("n").cast(pl.Int64),
+            k=pl.lit(None, dtype=pl.Int64),
+            total=pl.lit(None, dtype=pl.Float64),
+            value=pl.col("n").cast(pl.Float64),
+            se=pl.lit(None, dtype=pl.Float64),
+            low=pl.lit(None, dtype=pl.Float64),
+            high=pl.lit(None, dtype=pl.Float64),
+        )
+    if m.scale != 1.0:
+        df = df.with_columns([(pl.col(c) * m.scale).alias(c) for c in ("value", "se", "low", "high")])
+    cols = keys + list(m.extra_keys) + list(OUTPUT_COLUMNS)
+    df = df.select(cols).with_columns([pl.col(c).cast(pl.Float64) for c in ("value", "se", "low", "high")])
+    return df.sort(keys + list(m.extra_keys), nulls_last=True)
+
+
+def run_all(
+    con,
+    filters: Filters | Mapping[str, Any] | None = None,
+    by: str | Sequence[str] = "player",
+    names: Iterable[str] | None = None,
+) -> pl.DataFrame:
+    """Every scalar metric (or ``names``) in one long frame: the keys, ``metric``, ``title``, ``kind``,
+    ``unit``, ``category``, ``better`` and the output columns."""
+    with snapshot(con):
+        return _run_all(con, filters, by, names)
+
+
+def _run_all(con, filters, by, names) -> pl.DataFrame:
+    frames = []
+    keys = _keys(by)
+    for name in names or SCALAR_METRICS:
+        m = REGISTRY[name]
+        if m.extra_keys:
+            raise ValueError(f"{name} has extra keys {m.extra_keys}; run it on its own")
+        df = run(con, name, filters, by)
+        frames.append(
+            df.with_columns(
+                metric=pl.lit(m.name),
+                title=pl.lit(m.title),
+                kind=pl.lit(m.kind),
+                unit=pl.lit(m.unit),
+                category=pl.lit(m.category),
+                better=pl.lit(m.better, dtype=pl.String),
+            ).select(keys + ["metric", "title", "kind", "unit", "category", "better"] + list(OUTPUT_COLUMNS))
+        )
+    if not frames:
+        return pl.DataFrame()
+    return pl.concat(frames, how="vertical_relaxed")
+
+
+# --------------------------------------------------------------------------------------------
+# Named frames for charts, notebooks and the report (not per-group metrics)
+
+
+def game_bags(con, game_id: str | None = None) -> pl.DataFrame:
+    """Bags through each game: one row per game, hand, side.
+
+    Columns: ``game_id, hand, side, players`` (the side's two names), ``bags_this_hand``,
+    ``bag_penalty`` (points, as hand_scores), ``bags`` (the count after the hand, penalty applied),
+    ``cumulative_bags`` (bags brought into the game plus every bag taken so far, never reduced),
+    ``bag_limit`` (the ruleset's, 0 = no penalty).  ``game_id`` limits it to one game.
+    """
+    prepare(con)
+    src = _player_hands_source(con)
+    where = "WHERE ph.game_id = ?" if game_id is not None else ""
+    params = [game_id] if game_id is not None else []
+    return _frame(
+        con,
+        f"""
+        WITH s AS (
+            SELECT ph.game_id, ph.hand, ph.side, min(ph.partnership) AS players,
+                   any_value(ph.bags_this_hand) AS bags_this_hand, any_value(ph.bag_penalty) AS bag_penalty,
+                   any_value(ph.bags) AS bags, any_value(ph.bags_before) AS bags_before,
+                   any_value(hr.bag_limit) AS bag_limit
+            FROM {src} ph JOIN sw_hand_rules hr ON hr.game_id = ph.game_id AND hr.hand = ph.hand
+            {where}
+            GROUP BY ph.game_id, ph.hand, ph.side
+        )
+        SELECT game_id, hand, side, players, bags_this_hand, bag_penalty, bags,
+               CAST(first_value(bags_before) OVER w
+                    + sum(coalesce(bags_this_hand, 0)) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+                    AS BIGINT) AS cumulative_bags,
+               bag_limit
+        FROM s
+        WINDOW w AS (PARTITION BY game_id, side ORDER BY hand)
+        ORDER BY game_id, side, hand
+        """,
+        params,
+    )
+
+
+def findings(con, filters: Filters | Mapping[str, Any] | None = None) -> pl.DataFrame:
+    """Every finding (``violations`` row) with its hand's context.
+
+    Columns: ``game_id, hand, trick, seat, card, side, code, message, field, recorded, expected,
+    event, date, table_name, round, player`` (the name at the finding's seat, if any).
+    ``filters`` applies its game-level fields (event, period, ruleset, table, round, game_id, and
+    player: findings at that player's seat); findings without a hand always pass the hand filters.
+    """
+    prepare(con)
+    src = _player_hands_source(con)
+    f = Filters.of(filters)
+    where, params = Filters(
+        event=f.event, period=f.period, ruleset=f.ruleset, table=f.table, round=f.round, game_id=f.game_id
+    ).where()
+    player_clause = ""
+    if f.player is not None:
+        names = [f.player] if isinstance(f.player, str) else list(f.player)
+        player_clause = f" AND player IN ({', '.join('?' for _ in names)})"
+        params = params + names
+    return _frame(
+        con,
+        f"""
+        WITH hc AS (
+            SELECT game_id, hand, any_value(event) AS event, any_value(date) AS date,
+                   any_value(table_name) AS table_name, any_value(round) AS round, any_value(ruleset) AS ruleset
+            FROM {src} GROUP BY game_id, hand
+        ), v AS (
+            SELECT v.*, hc.event, hc.date, hc.table_name, hc.round, hc.ruleset, sp.player
+            FROM violations v
+            LEFT JOIN hc ON hc.game_id = v.game_id AND hc.hand = v.hand
+            LEFT JOIN {src} sp ON sp.game_id = v.game_id AND sp.hand = v.hand AND sp.seat = v.seat
+        )
+        SELECT game_id, hand, trick, seat, card, side, code, message, field, recorded, expected,
+               event, date, table_name, round, player
+        FROM v WHERE ({where}){player_clause}
+        ORDER BY game_id, hand NULLS LAST, trick NULLS FIRST, seat, code
+        """,
+        params,
+    )
+
+
+def findings_grid(con, filters: Filters | Mapping[str, Any] | None = None) -> pl.DataFrame:
+    """Findings by table and round (for the heat map): ``table_name, round, hands, findings, per_100``."""
+    df = run(con, "hand_findings_per_100", filters, by=["table", "round"])
+    return df.select(
+        "table_name",
+        "round",
+        pl.col("n").alias("hands"),
+        pl.col("total").cast(pl.Int64).alias("findings"),
+        pl.col("value").alias("per_100"),
+    )
+
+
+def score_mismatches(con, filters: Filters | Mapping[str, Any] | None = None) -> pl.DataFrame:
+    """``SCORE_MISMATCH`` and ``GAME_RESULT_MISMATCH`` findings: ``game_id, hand, side, field, recorded,
+    expected, message, table_name, round`` (RULES.md section 5, "Checking recorded scores")."""
+    df = findings(con, filters)
+    return df.filter(pl.col("code").is_in(["SCORE_MISMATCH", "GAME_RESULT_MISMATCH"])).select(
+        "game_id", "hand", "side", "code", "field", "recorded", "expected", "message", "table_name", "round"
+    )
+
+
+def players(con) -> list[str]:
+    """Every player name in the database, sorted."""
+    prepare(con)
+    return [
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT player FROM sw_seat_hands WHERE player IS NOT NULL ORDER BY player"
+        ).fetchall()
+    ]
+
+
+def summary(con) -> dict[str, int]:
+    """Headline counts: ``games, hands, players, hands_with_play, findings, score_mismatches, load_errors``."""
+    prepare(con)
+    one = lambda sql: int(con.execute(sql).fetchone()[0] or 0)  # noqa: E731
+    return {
+        "games": one("SELECT count(DISTINCT game_id) FROM hands"),
+        "hands": one("SELECT count(*) FROM (SELECT DISTINCT game_id, hand FROM hands)"),
+        "players": len(players(con)),
+        "hands_with_play": one("SELECT count(*) FROM (SELECT DISTINCT game_id, hand FROM plays)"),
+        "findings": one("SELECT count(*) FROM violations"),
+        "score_mismatches": one("SELECT count(*) FROM violations WHERE code = 'SCORE_MISMATCH'"),
+        "load_errors": one("SELECT count(*) FROM load_errors"),
+    }
+
+
+__all__ = [
+    "DECKS",
+    "Filters",
+    "GROUP_KEYS",
+    "Metric",
+    "OUTPUT_COLUMNS",
+    "REGISTRY",
+    "RuleFacts",
+    "SCALAR_METRICS",
+    "SITUATION_MARGIN",
+    "describe",
+    "findings",
+    "findings_grid",
+    "game_bags",
+    "metric_sql",
+    "players",
+    "prepare",
+    "rank_class",
+    "rule_facts",
+    "run",
+    "run_all",
+    "score_mismatches",
+    "snapshot",
+    "summary",
+    "freeze",
+    "thaw",
+]

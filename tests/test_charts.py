@@ -1,0 +1,131 @@
+"""The Altair charts: built from aggregated frames, tooltips carry n, specs render (vl-convert)."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+
+import metrics_fixture
+from analysis import charts, metrics
+
+EVIL = "<script>alert(1)</script>"
+
+
+@pytest.fixture(scope="module")
+def con():
+    c = metrics_fixture.build(evil_name=True)
+    metrics.freeze(c)
+    yield c
+    c.close()
+
+
+def layers(spec: dict) -> list[dict]:
+    return spec.get("layer") or spec.get("spec", {}).get("layer") or [spec]
+
+
+def tooltip_fields(layer: dict) -> list[str]:
+    tips = layer.get("encoding", {}).get("tooltip", [])
+    return [t["field"] for t in (tips if isinstance(tips, list) else [tips])]
+
+
+def data_values(layer: dict, spec: dict) -> list[dict]:
+    return (layer.get("data") or spec.get("data") or {}).get("values", [])
+
+
+def test_bid_calibration_has_identity_line_and_n(con):
+    df = metrics.run(con, "bid_calibration", by="all")
+    spec = charts.bid_calibration(df).to_dict()
+    ls = layers(spec)
+    diag = data_values(ls[0], spec)
+    assert diag == [{"x": 0, "y": 0}, {"x": 5.0, "y": 5.0}]  # y = x from 0 to the largest bid/interval
+    assert ls[0]["mark"]["strokeDash"] == [4, 4]
+    points = ls[3]
+    assert points["mark"]["type"] == "point" and "n" in tooltip_fields(points)
+    values = data_values(points, spec)
+    assert sorted((v["bid_value"], v["n"]) for v in values) == [(3.0, 9), (4.0, 9), (5.0, 1)]
+    # a group column colours one series per player
+    per = charts.bid_calibration(metrics.run(con, "bid_calibration")).to_dict()
+    assert layers(per)[3]["encoding"]["color"]["field"] == "player"
+
+
+def test_bid_error_histogram(con):
+    spec = charts.bid_error_histogram(metrics.run(con, "bid_error", by="all")).to_dict()
+    assert spec["mark"]["type"] == "bar"
+    assert {"k", "n"} <= set(tooltip_fields(spec))
+    vals = {v["error"]: (v["k"], v["n"], round(v["share"], 4)) for v in spec["data"]["values"]}
+    assert vals == {-1.0: (7, 19, 0.3684), 0.0: (5, 19, 0.2632), 1.0: (6, 19, 0.3158), 2.0: (1, 19, 0.0526)}
+    per = charts.bid_error_histogram(metrics.run(con, "bid_error")).to_dict()
+    assert per["encoding"]["xOffset"]["field"] == "player"
+
+
+def test_nil_success_intervals(con):
+    df = metrics.run(con, "nil_success")
+    spec = charts.nil_success(df).to_dict()
+    rule, point = layers(spec)
+    assert rule["mark"]["type"] == "rule" and rule["encoding"]["x2"]["field"] == "high"
+    values = data_values(rule, spec)
+    assert sorted(v["player"] for v in values) == sorted([EVIL, "ana", "cy"])  # bo bid no nil: left out
+    assert "n" in tooltip_fields(point) and "k" in tooltip_fields(point)
+
+
+def test_cumulative_bags_penalty_line(con):
+    spec = charts.cumulative_bags(metrics.game_bags(con, "G1")).to_dict()
+    rule, line, marks = layers(spec)
+    assert data_values(rule, spec) == [{"bags": 10}]  # EW reached 11: one line, at the bag limit
+    assert rule["mark"]["color"] == "#d62728"
+    rows = data_values(line, spec)
+    ew = sorted((r["hand"], r["cumulative_bags"], r["n"]) for r in rows if r["side"] == "EW")
+    assert ew == [(1, 8, 1), (2, 9, 2), (3, 11, 3), (4, 11, 4)]
+    assert "n" in tooltip_fields(line)
+    assert marks["transform"][0]["filter"].startswith("datum.bag_penalty")
+    assert spec["title"] == "Bags through game G1"
+
+
+def test_small_multiples_facets(con):
+    df = metrics.run_all(con, by="player")
+    chosen = ["bid_bias", "exact_bid", "findings_per_100"]
+    spec = charts.small_multiples(df, metrics=chosen).to_dict()
+    assert spec["facet"]["field"] == "title" and spec["columns"] == 3
+    assert spec["resolve"]["scale"]["x"] == "independent"
+    assert spec["facet"]["sort"] == ["Bid bias", "Exact bids", "Findings per 100 hands"]
+    assert len(spec["data"]["values"]) == 4 * 3
+    assert all("n" in tooltip_fields(layer) for layer in spec["spec"]["layer"])
+
+
+def test_findings_heatmap(con):
+    spec = charts.findings_heatmap(metrics.findings_grid(con)).to_dict()
+    rect, text = layers(spec)
+    vals = sorted((v["table"], v["round"], v["findings"], v["n"], v["per_100"]) for v in data_values(rect, spec))
+    assert vals == [("T1", "1", 2, 4, 50.0), ("T1", "3", 0, 1, 0.0), ("T2", "2", 1, 1, 100.0)]
+    assert "n" in tooltip_fields(rect) and text["encoding"]["text"]["field"] == "findings"
+
+
+def test_missing_columns_are_named(con):
+    with pytest.raises(ValueError, match="no column \\['bid_value'\\]"):
+        charts.bid_calibration(pl.DataFrame({"value": [1.0], "n": [1], "low": [0.0], "high": [2.0]}))
+
+
+def test_lists_of_dicts_and_nan_are_accepted():
+    rows = [{"error": -1.0, "k": 2, "n": 4}, {"error": 0.0, "k": 2, "n": 4}]
+    spec = charts.bid_error_histogram(rows).to_dict()
+    assert len(spec["data"]["values"]) == 2
+    spec = charts.nil_success([{"player": "x", "n": 2, "k": 1, "value": 0.5, "low": float("nan"), "high": 0.9}])
+    assert json.dumps(spec.to_dict(), allow_nan=False)  # NaN became null
+
+
+def test_every_chart_renders_and_escapes_names(con):
+    built = [
+        charts.bid_calibration(metrics.run(con, "bid_calibration")),
+        charts.bid_error_histogram(metrics.run(con, "bid_error", by="all")),
+        charts.nil_success(metrics.run(con, "nil_success")),
+        charts.cumulative_bags(metrics.game_bags(con, "G1")),
+        charts.small_multiples(metrics.run_all(con, by="player"), metrics=["bid_bias", "nil_rate"]),
+        charts.findings_heatmap(metrics.findings_grid(con)),
+    ]
+    for chart in built:
+        svg = charts.to_svg(chart)
+        assert svg.startswith("<svg") and "<script" not in svg
+    svg = charts.to_svg(built[2])
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in svg
