@@ -264,6 +264,72 @@ def convert(
     raise typer.Exit(EXIT_BAD_INPUT if errors else EXIT_OK)
 
 
+@app.command()
+def simulate(
+    out_path: Annotated[Path, typer.Option("--out", help="File to write (.jsonl, .spn or .csv; .gz to compress).")],
+    players: Annotated[int, typer.Option("--players", min=4, help="Players in the club (at least 4).")] = 12,
+    games: Annotated[int, typer.Option("--games", min=0, help="Whole games to play, each to the target score.")] = 60,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed: the same seed writes the same bytes.")] = 1,
+    out_fmt: Annotated[Optional[str], typer.Option("--format", help="jsonl, spn or csv (default: from --out).")] = None,
+    rules: RulesOpt = None,
+    faults: Annotated[float, typer.Option("--faults", min=0.0, max=1.0, help="Chance per hand of a planted fault (0..1).")] = 0.0,
+) -> None:
+    """Play a synthetic season with bots whose personalities are known, optionally planting faults.
+
+    With --faults, a sidecar file (OUT with .faults.jsonl) lists every planted fault with the finding the
+    checker must report (code, game, hand, trick, seat, card), so `spadework validate OUT` can be compared.
+    """
+    from analysis.rules import RulesError
+    from analysis.simulate import simulate_season, write_season
+
+    rules_spec = _parse_rules_option(rules) or "standard"
+    try:
+        records, planted = simulate_season(players, games, seed, rules=rules_spec, fault_rate=faults)
+        hands, rows = write_season(records, out_path, fmt=out_fmt, faults=planted if faults > 0 else None)
+    except (RulesError, ValueError, OSError) as exc:
+        err.print(f"error: {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    out.print(f"Wrote {games:,} games ({hands:,} hands) to {out_path}" + (f"; {rows:,} planted faults listed in the sidecar" if faults > 0 else ""))
+
+
+@app.command()
+def report(
+    db: Annotated[Path, typer.Option("--db", help="A database filled by `spadework load` and `spadework check`.")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder to write index.html into (created if missing).")] = Path("report"),
+    static: Annotated[bool, typer.Option("--static", help="Charts as inline SVG without any script.")] = False,
+) -> None:
+    """Write a static HTML report: summary, every finding with a trick-by-trick replay of its hand, the score
+    mismatches and the charts.  The page needs no network; all text from the logs is escaped."""
+    from analysis.report import build_report
+
+    con = _open_db(db, read_only=True)
+    path = build_report(con, out_dir, interactive=not static)
+    out.print(f"Report written to {path}")
+
+
+@app.command()
+def stats(
+    db: Annotated[Path, typer.Option("--db", help="A checked database (default: the sample season).")] = Path("data/sample/season.duckdb"),
+    player: Annotated[Optional[str], typer.Option("--player", help="One player's tendencies against the field; without it, every player.")] = None,
+) -> None:
+    """Print a player's tendencies against the field: each metric with n and its interval, biggest gaps flagged."""
+    from analysis import coach
+
+    try:
+        con = coach.open_database(db)
+    except FileNotFoundError as exc:
+        err.print(f"error: {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    try:
+        if player is None:
+            out.print(coach.rich_overview(coach.overview(con)))
+        else:
+            out.print(coach.rich_table(coach.player_table(con, player), player))
+    except ValueError as exc:  # unknown player: the message lists the known ones
+        err.print(f"error: {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
 def main() -> None:
     """Entry point of the ``spadework`` console command."""
     try:
