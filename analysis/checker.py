@@ -1,0 +1,668 @@
+"""The checker: replay every hand of every game, recompute every score, report every finding.
+
+- :func:`check_game`: one game's hand records -> :class:`GameCheck` (findings and the
+  rows of the derived tables ``tricks``, ``hand_scores``, ``games``; TABLES.md).
+- :func:`iter_game_checks`: records ordered by game and hand -> one ``GameCheck`` per game.
+- :func:`check_db`: read a loaded DuckDB database through ``parsers.db.iter_records``
+  and replace the derived tables ``tricks``, ``violations``, ``hand_scores``, ``games``.
+
+Per game it checks what needs more than one hand: the ruleset (one per game), dealer
+rotation (DEALER_OUT_OF_ROTATION), recorded scores (SCORE_MISMATCH, checked as
+RULES.md section 5 "Checking recorded scores" says), the recorded winner
+(GAME_RESULT_MISMATCH) and hands after the end (PLAYED_AFTER_GAME_END); everything
+within a hand comes from :func:`analysis.replay.replay_hand`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from analysis.findings import (
+    DEALER_OUT_OF_ROTATION,
+    GAME_RESULT_MISMATCH,
+    PLAYED_AFTER_GAME_END,
+    RULES_INVALID,
+    RULES_MIXED,
+    SCORE_MISMATCH,
+    ErrorPolicy,
+    Finding,
+    FindingList,
+    where,
+)
+from analysis.replay import HandReplay, replay_hand
+from analysis.rules import STANDARD, Ruleset, RulesError, get_ruleset, ruleset_name
+from analysis.scoring import ScoreChain, SideResult, apply_renege_penalty, score_side
+from parsers.model import HandRecord
+from parsers.schema import DERIVED_TABLES, create_tables
+from parsers.seats import SIDES, Side
+
+AS_PLAYED = "as_played"
+AFTER_PENALTY = "after_penalty"
+
+
+@dataclass
+class HandCheck:
+    """One hand as checked: its replay and its recomputed scores (NS, EW).
+
+    ``after_penalty`` is set only when the ruleset has ``renege_penalty_tricks``.
+    ``official`` is the score the game goes by (after the penalty when there is one).
+    """
+
+    record: HandRecord
+    replay: HandReplay
+    as_played: tuple[SideResult, SideResult]
+    after_penalty: tuple[SideResult, SideResult] | None = None
+
+    @property
+    def official(self) -> tuple[SideResult, SideResult]:
+        return self.after_penalty if self.after_penalty is not None else self.as_played
+
+
+@dataclass
+class GameCheck:
+    """One game as checked.
+
+    ``findings`` in order (game-level first, then hand by hand); ``tricks``,
+    ``hand_scores``: lists of row dicts with the columns of the derived tables
+    (TABLES.md, parsers/schema.py); ``game``: the ``games`` row.
+    ``totals``: (NS, EW) when the game ended, or after its last hand; ``winner``:
+    ``None`` while unfinished; ``ended_at_hand``: the hand number that ended it.
+    """
+
+    game_id: str
+    ruleset: Ruleset
+    rules: str
+    findings: list[Finding]
+    hands: list[HandCheck]
+    tricks: list[dict[str, Any]]
+    hand_scores: list[dict[str, Any]]
+    game: dict[str, Any]
+    totals: tuple[int, int]
+    winner: Side | None
+    ended_at_hand: int | None
+
+    @property
+    def violations(self) -> list[dict[str, Any]]:
+        """The ``violations`` rows."""
+        return [f.to_row() for f in self.findings]
+
+
+# --- score comparison ---------------------------------------------------------------------------
+
+
+def _int(x: Any) -> Any:
+    if isinstance(x, float):
+        return int(round(x))
+    return x
+
+
+def _diagnose_points(diff: Any, chk: SideResult, other: SideResult, ruleset: Ruleset, bags_before: int) -> str | None:
+    """A short reason for ``recorded - expected == diff`` in points or total, or ``None``.
+
+    Tried in order; the first explanation that accounts for the whole difference wins.
+    """
+    if diff == 0:
+        return None
+    pen = ruleset.bag_penalty
+    reached = bags_before + chk.bags_this_hand
+    if chk.bag_penalty < 0 and diff == -chk.bag_penalty:
+        return f"bag penalty for reaching {reached} bags not applied"
+    if chk.bag_penalty < -pen and diff == -chk.bag_penalty - pen:
+        return f"bag penalty applied once, but the bags crossed {ruleset.bag_limit} twice ({reached} bags)"
+    if (chk.nil_points or other.nil_points) and diff == other.nil_points - chk.nil_points:
+        return "nil bonus on the wrong side"
+    if chk.nil_points and diff == -2 * chk.nil_points:
+        return "made nil scored as failed" if chk.nil_points > 0 else "failed nil scored as made"
+    if chk.bag_penalty == 0 and pen and diff == -pen:
+        return f"bag penalty applied, but the side has only {reached} bags"
+    if not chk.made and chk.contract_points and diff == -2 * chk.contract_points:
+        return "set scored as made"
+    if chk.made and chk.contract_points and diff == -2 * chk.contract_points - chk.bag_points:
+        return "made contract scored as set"
+    if chk.bag_points and diff == -chk.bag_points:
+        return "overtricks not counted"
+    if ruleset.ten_for_two_hundred and chk.made and chk.contract >= 10 and diff == 10 * chk.contract - 200:
+        return "10-for-200 not applied"
+    return None
+
+
+def _diagnose_bags(recorded: int, chk: SideResult, ruleset: Ruleset, bags_before: int) -> str | None:
+    if chk.bag_penalty < 0 and recorded == bags_before + chk.bags_this_hand:
+        return f"{ruleset.bag_limit} bags not removed after the penalty"
+    if chk.bags_this_hand and recorded == bags_before:
+        return "this hand's bags not added"
+    return None
+
+
+class _ScoreChecker:
+    """Checks the recorded values of each hand against the recorded state just before it."""
+
+    def __init__(self, gid: str, ruleset: Ruleset, findings: list[Finding]) -> None:
+        self.gid = gid
+        self.ruleset = ruleset
+        self.findings = findings
+        self.prev: HandRecord | None = None
+
+    def _add(self, h: int, side: Side, fld: str, recorded: Any, expected: Any, why: str | None) -> None:
+        note = f" ({why})" if why else ""
+        self.findings.append(
+            Finding(
+                code=SCORE_MISMATCH,
+                game_id=self.gid,
+                hand=h,
+                side=side,
+                message=f"{where(h)}: {side} {fld.replace('_', ' ')} recorded {recorded}, rules give {expected}{note}",
+                field=fld,
+                recorded=recorded,
+                expected=expected,
+            )
+        )
+
+    def check(
+        self,
+        rec: HandRecord,
+        hc: HandCheck,
+        chain_totals_before: tuple[Any, Any],
+        chain_bags_before: tuple[int, int],
+        first: bool,
+    ) -> None:
+        h = rec.hand
+        prev = self.prev
+        base_total: list[Any] = list(chain_totals_before)
+        base_bags: list[int] = list(chain_bags_before)
+        # the previous hand's recorded values are the recorded state before this one
+        if prev is not None and prev.score is not None:
+            for side in SIDES:
+                if prev.score[side].total is not None:
+                    base_total[side] = prev.score[side].total
+                if prev.score[side].bags is not None:
+                    base_bags[side] = prev.score[side].bags
+        if rec.score_before is not None:
+            for side in SIDES:
+                if not first and rec.score_before[side] != base_total[side]:
+                    self._add(h, side, "score_before", rec.score_before[side], _int(base_total[side]), None)
+                base_total[side] = rec.score_before[side]
+        if rec.bags_before is not None:
+            for side in SIDES:
+                if not first and rec.bags_before[side] != base_bags[side]:
+                    self._add(h, side, "bags_before", rec.bags_before[side], base_bags[side], None)
+                base_bags[side] = rec.bags_before[side]
+        if rec.score is not None:
+            taken = hc.replay.taken_for_score
+            if hc.after_penalty is not None:
+                taken = apply_renege_penalty(taken, hc.replay.bids, hc.replay.reneges, self.ruleset.renege_penalty_tricks)
+            chk = [score_side(self.ruleset, s, hc.replay.bids, taken, base_total[s], base_bags[s]) for s in SIDES]
+            for side in SIDES:
+                sc = rec.score[side]
+                mine, other = chk[side], chk[side.other]
+                if sc.points is not None and sc.points != mine.points:
+                    why = _diagnose_points(sc.points - mine.points, mine, other, self.ruleset, base_bags[side])
+                    self._add(h, side, "points", sc.points, _int(mine.points), why)
+                if sc.total is not None and sc.total != mine.total:
+                    why = _diagnose_points(sc.total - mine.total, mine, other, self.ruleset, base_bags[side])
+                    self._add(h, side, "total", sc.total, _int(mine.total), why)
+                if sc.bags is not None and sc.bags != mine.bags:
+                    why = _diagnose_bags(sc.bags, mine, self.ruleset, base_bags[side])
+                    self._add(h, side, "bags", sc.bags, mine.bags, why)
+        self.prev = rec
+
+
+# --- one game -----------------------------------------------------------------------------------
+
+
+def _rules_key(spec: Any) -> tuple[str, Ruleset | None]:
+    try:
+        rs = get_ruleset(spec)
+        return ruleset_name(rs), rs
+    except RulesError:
+        return f"unreadable {spec!r}", None
+
+
+def _rules_text(spec: Any) -> str:
+    return spec if isinstance(spec, str) else repr(spec)
+
+
+def _score_rows(gid: str, h: int, res: tuple[SideResult, SideResult], scoring: str) -> list[dict[str, Any]]:
+    rows = []
+    for r in res:
+        row = r.row()
+        row = {k: _int(v) for k, v in row.items()}
+        rows.append({"game_id": gid, "hand": h, **row, "scoring": scoring})
+    return rows
+
+
+def check_game(
+    records: Iterable[HandRecord],
+    ruleset_override: Any = None,
+    *,
+    policy: ErrorPolicy | str = ErrorPolicy.COLLECT,
+) -> GameCheck:
+    """Check one game: every hand replayed and scored, in hand order.
+
+    ``records``: the game's hands (any order; sorted by hand number).
+    ``ruleset_override``: a ruleset (anything :func:`~analysis.rules.get_ruleset`
+    takes) that wins over the records' ``rules`` (the CLI's ``--rules``).
+    ``policy``: ``"raise"`` raises :class:`~analysis.findings.CheckError` at the first finding.
+
+    The game's ruleset is its first hand's ``rules``; a later hand naming other rules
+    gets RULES_MIXED (the game stays under the first); unreadable rules get
+    RULES_INVALID and the game is checked under ``standard``.
+    Raises ``ValueError`` for no records or records of several games, and
+    :class:`~analysis.rules.RulesError` for a bad ``ruleset_override``.
+    """
+    recs = sorted(records, key=lambda r: r.hand)
+    if not recs:
+        raise ValueError("check_game needs at least one hand record")
+    gid = recs[0].game_id
+    if any(r.game_id != gid for r in recs):
+        raise ValueError(f"check_game got hands of several games ({gid!r} and others); use iter_game_checks")
+    findings = FindingList(policy)
+
+    # --- the ruleset
+    if ruleset_override is not None:
+        rs = get_ruleset(ruleset_override)
+    else:
+        key0, rs0 = _rules_key(recs[0].rules)
+        if rs0 is None:
+            findings.append(
+                Finding(
+                    code=RULES_INVALID,
+                    game_id=gid,
+                    hand=recs[0].hand,
+                    message=f"{where(recs[0].hand)}: rules {_rules_text(recs[0].rules)} cannot be read "
+                    f"({_rules_error(recs[0].rules)}); the game is checked under standard",
+                )
+            )
+            rs = STANDARD
+        else:
+            rs = rs0
+        for r in recs[1:]:
+            key, _ = _rules_key(r.rules)
+            if key != key0:
+                findings.append(
+                    Finding(
+                        code=RULES_MIXED,
+                        game_id=gid,
+                        hand=r.hand,
+                        message=f"{where(r.hand)}: rules {_rules_text(r.rules)} differ from the game's rules "
+                        f"{_rules_text(recs[0].rules)} (hand {recs[0].hand}); the game is checked under {ruleset_name(rs)}",
+                    )
+                )
+    name = ruleset_name(rs)
+
+    # --- the chains
+    first = recs[0]
+    start_totals = first.score_before or (0, 0)
+    start_bags = first.bags_before or (0, 0)
+    chain = ScoreChain(rs, start_totals, start_bags)
+    pchain = ScoreChain(rs, start_totals, start_bags) if rs.renege_penalty_tricks > 0 else None
+    official = pchain if pchain is not None else chain
+    scores = _ScoreChecker(gid, rs, findings)
+
+    hands: list[HandCheck] = []
+    trick_rows: list[dict[str, Any]] = []
+    score_rows: list[dict[str, Any]] = []
+    ended_at_hand: int | None = None
+    prev: HandRecord | None = None
+    fixed = rs.fixed_dealer
+    for i, rec in enumerate(recs):
+        h = rec.hand
+        # dealer
+        if fixed is not None:
+            if rec.dealer != fixed:
+                findings.append(_dealer_finding(gid, rec, fixed, f"the {rs.preset} rules have {fixed} deal every hand"))
+        elif prev is not None and h > prev.hand:
+            expected = prev.dealer.after(h - prev.hand)
+            if rec.dealer != expected:
+                gap = "" if h - prev.hand == 1 else f" and {h - prev.hand - 1} hand(s) unrecorded in between"
+                findings.append(
+                    _dealer_finding(gid, rec, expected, f"hand {prev.hand} was dealt by {prev.dealer}{gap}")
+                )
+        # after the end
+        if official.over:
+            assert official.winner is not None and official.final_totals is not None
+            ft = official.final_totals
+            findings.append(
+                Finding(
+                    code=PLAYED_AFTER_GAME_END,
+                    game_id=gid,
+                    hand=h,
+                    message=f"{where(h)}: played after the game ended at hand {ended_at_hand} "
+                    f"({official.winner} won, NS {_int(ft[0])} EW {_int(ft[1])})",
+                )
+            )
+        totals_before = official.totals
+        bags_before = official.bags
+        replay = replay_hand(
+            rec, rs, score_before=(_int(totals_before[0]), _int(totals_before[1])), policy=findings.policy
+        )
+        findings.extend(replay.findings)
+        as_played = chain.add(replay.bids, replay.taken_for_score)
+        after = None
+        if pchain is not None:
+            taken_p = apply_renege_penalty(replay.taken_for_score, replay.bids, replay.reneges, rs.renege_penalty_tricks)
+            after = pchain.add(replay.bids, taken_p)
+        hc = HandCheck(rec, replay, as_played, after)
+        hands.append(hc)
+        if official.over and ended_at_hand is None:
+            ended_at_hand = h
+        scores.check(rec, hc, totals_before, bags_before, first=i == 0)
+        # recorded winner
+        if rec.winner is not None:
+            _check_winner(gid, rec, official, ended_at_hand, rs, findings)
+        for t in replay.tricks:
+            trick_rows.append(
+                {
+                    "game_id": gid,
+                    "hand": h,
+                    "trick": t.number,
+                    "leader": str(t.leader),
+                    "led_suit": t.led_suit,
+                    "winner": None if t.winner is None else str(t.winner),
+                    "spades_broken": t.spades_broken,
+                }
+            )
+        score_rows.extend(_score_rows(gid, h, as_played, AS_PLAYED))
+        if after is not None:
+            score_rows.extend(_score_rows(gid, h, after, AFTER_PENALTY))
+        prev = rec
+
+    totals = official.result_totals()
+    totals_i = (_int(totals[0]), _int(totals[1]))
+    game_row = {
+        "game_id": gid,
+        "rules": name,
+        "hands": len(recs),
+        "total_ns": totals_i[0],
+        "total_ew": totals_i[1],
+        "winner": None if official.winner is None else str(official.winner),
+        "ended_at_hand": ended_at_hand,
+    }
+    return GameCheck(
+        game_id=gid,
+        ruleset=rs,
+        rules=name,
+        findings=list(findings),
+        hands=hands,
+        tricks=trick_rows,
+        hand_scores=score_rows,
+        game=game_row,
+        totals=totals_i,
+        winner=official.winner,
+        ended_at_hand=ended_at_hand,
+    )
+
+
+def _rules_error(spec: Any) -> str:
+    try:
+        get_ruleset(spec)
+    except RulesError as exc:
+        return str(exc)
+    return "no error"
+
+
+def _dealer_finding(gid: str, rec: HandRecord, expected: Any, why: str) -> Finding:
+    return Finding(
+        code=DEALER_OUT_OF_ROTATION,
+        game_id=gid,
+        hand=rec.hand,
+        seat=rec.dealer,
+        side=rec.dealer.side,
+        message=f"{where(rec.hand)}: dealt by {rec.dealer}, but {expected} should have dealt ({why})",
+        field="dealer",
+        recorded=str(rec.dealer),
+        expected=str(expected),
+    )
+
+
+def _check_winner(
+    gid: str, rec: HandRecord, chain: ScoreChain, ended_at_hand: int | None, rs: Ruleset, findings: list[Finding]
+) -> None:
+    w = rec.winner
+    assert w is not None
+    if chain.winner is None:
+        t = chain.totals
+        why = f"the game is not over (NS {_int(t[0])}, EW {_int(t[1])}; target {rs.target})"
+        expected = None
+    elif chain.winner != w:
+        t = chain.final_totals or chain.totals
+        why = f"the rules give {chain.winner} the game (NS {_int(t[0])}, EW {_int(t[1])}, ended at hand {ended_at_hand})"
+        expected = str(chain.winner)
+    else:
+        return
+    findings.append(
+        Finding(
+            code=GAME_RESULT_MISMATCH,
+            game_id=gid,
+            hand=rec.hand,
+            side=w,
+            message=f"{where(rec.hand)}: {w} recorded as the winner, but {why}",
+            field="winner",
+            recorded=str(w),
+            expected=expected,
+        )
+    )
+
+
+# --- many games ---------------------------------------------------------------------------------
+
+
+def iter_game_checks(
+    records: Iterable[HandRecord],
+    rules: Any = None,
+    policy: ErrorPolicy | str = ErrorPolicy.COLLECT,
+) -> Iterator[GameCheck]:
+    """Check records ordered by game (consecutive records of one ``game_id`` form a game).
+
+    ``rules``: an override for every game (see :func:`check_game`).  Yields one
+    :class:`GameCheck` per game, streaming (one game in memory at a time).
+    """
+    override = get_ruleset(rules) if rules is not None else None
+    for _, group in itertools.groupby(records, key=lambda r: r.game_id):
+        yield check_game(list(group), override, policy=policy)
+
+
+@dataclass
+class CheckSummary:
+    """What :func:`check_db` did: counts and the findings.
+
+    ``by_code``: findings per code; ``games_with_findings``: game ids with at least one.
+    """
+
+    games: int = 0
+    hands: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    by_code: Counter = field(default_factory=Counter)
+    games_with_findings: list[str] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        """True when no finding was made."""
+        return not self.findings
+
+    def add(self, gc: GameCheck) -> None:
+        self.games += 1
+        self.hands += len(gc.hands)
+        if gc.findings:
+            self.games_with_findings.append(gc.game_id)
+            self.findings.extend(gc.findings)
+            self.by_code.update(f.code for f in gc.findings)
+
+
+_ARROW_TYPES = {
+    "VARCHAR": "string",
+    "INTEGER": "int32",
+    "BOOLEAN": "bool_",
+}
+
+
+def _columns_of(ddl: str) -> list[tuple[str, str]]:
+    cols = []
+    for line in ddl.strip().splitlines():
+        parts = line.strip().rstrip(",").split()
+        if parts:
+            cols.append((parts[0], parts[1]))
+    return cols
+
+
+class DerivedWriter:
+    """Buffers rows of the derived tables and inserts them in batches through pyarrow.
+
+    ``con``: the connection (or cursor) to write with; ``batch_rows``: rows per table
+    buffered before an insert.
+    """
+
+    TABLES = ("tricks", "violations", "hand_scores", "games")
+
+    def __init__(self, con, batch_rows: int = 50_000) -> None:
+        import pyarrow as pa
+
+        self._pa = pa
+        self.con = con
+        self.batch_rows = batch_rows
+        self.columns = {t: _columns_of(DERIVED_TABLES[t]) for t in self.TABLES}
+        self.schemas = {
+            t: pa.schema([(c, getattr(pa, _ARROW_TYPES[typ])()) for c, typ in cols]) for t, cols in self.columns.items()
+        }
+        self.buffers: dict[str, dict[str, list]] = {t: {c: [] for c, _ in cols} for t, cols in self.columns.items()}
+        self.counts: dict[str, int] = dict.fromkeys(self.TABLES, 0)
+
+    def add_rows(self, table: str, rows: Iterable[Mapping[str, Any]]) -> None:
+        buf = self.buffers[table]
+        n = 0
+        for row in rows:
+            for c, col in buf.items():
+                col.append(row.get(c))
+            n += 1
+        self.counts[table] += n
+        if n and len(next(iter(buf.values()))) >= self.batch_rows:
+            self._flush(table)
+
+    def add(self, gc: GameCheck) -> None:
+        """Buffer one game's rows."""
+        self.add_rows("tricks", gc.tricks)
+        self.add_rows("violations", gc.violations)
+        self.add_rows("hand_scores", gc.hand_scores)
+        self.add_rows("games", [gc.game])
+
+    def _flush(self, table: str) -> None:
+        buf = self.buffers[table]
+        if not next(iter(buf.values())):
+            return
+        tbl = self._pa.table(buf, schema=self.schemas[table])
+        name = f"_spadework_{table}_batch"
+        self.con.register(name, tbl)
+        try:
+            self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM {name}")
+        finally:
+            self.con.unregister(name)
+        for col in buf.values():
+            col.clear()
+
+    def flush(self) -> None:
+        """Insert everything buffered."""
+        for t in self.TABLES:
+            self._flush(t)
+
+
+def replace_derived_tables(con) -> None:
+    """Drop and re-create ``tricks``, ``violations``, ``hand_scores``, ``games`` (empty)."""
+    for t in DERIVED_TABLES:
+        con.execute(f"DROP TABLE IF EXISTS {t}")
+    create_tables(con, DERIVED_TABLES)
+
+
+def check_db(
+    con,
+    rules: Any = None,
+    policy: ErrorPolicy | str = "collect",
+    progress: Callable[[int, int], None] | bool | None = None,
+) -> CheckSummary:
+    """Check every hand of a loaded database and REPLACE its derived tables.
+
+    ``con``: a ``duckdb.DuckDBPyConnection`` holding the loaded tables (TABLES.md);
+    records are read with ``parsers.db.iter_records(con)`` (ordered by game_id, hand).
+    ``rules``: a ruleset override for every game (preset name, dict or Ruleset).
+    ``policy``: ``"collect"`` (all findings) or ``"raise"`` (stop at the first with
+    :class:`~analysis.findings.CheckError`; the derived tables are then left as they were).
+    ``progress``: a callable, called as ``progress(games_done, hands_done)`` after each
+    game, or ``True`` for a rich progress bar on standard error (hands checked of all).
+
+    Fills ``tricks``, ``violations``, ``hand_scores``, ``games`` in one transaction
+    (batched inserts through pyarrow).  Raises :class:`~analysis.rules.RulesError` for
+    a bad ``rules``.
+    """
+    from parsers.db import iter_records  # the lead's loader; imported late so this module loads without it
+
+    override = get_ruleset(rules) if rules is not None else None
+    pol = ErrorPolicy.parse(policy)
+    summary = CheckSummary()
+    bar = None
+    if progress is True:
+        progress, bar = _progress_bar(con)
+    elif progress is False:
+        progress = None
+    w = con.cursor()  # a second connection: writing must not disturb the reader's open result
+    w.begin()
+    try:
+        replace_derived_tables(w)
+        writer = DerivedWriter(w)
+        for gc in iter_game_checks(iter_records(con), override, pol):
+            writer.add(gc)
+            summary.add(gc)
+            if progress is not None:
+                progress(summary.games, summary.hands)
+        writer.flush()
+        w.commit()
+    except BaseException:
+        w.rollback()
+        raise
+    finally:
+        w.close()
+        if bar is not None:
+            bar.stop()
+    return summary
+
+
+def _progress_bar(con) -> tuple[Callable[[int, int], None], Any]:
+    from rich.console import Console
+    from rich.progress import Progress
+
+    total = con.execute("SELECT count(*) FROM hands").fetchone()[0]
+    bar = Progress(console=Console(stderr=True), transient=True)
+    task = bar.add_task("checking hands", total=total)
+    bar.start()
+
+    def update(games: int, hands: int) -> None:
+        bar.update(task, completed=hands)
+
+    return update, bar
+
+
+def check_records(
+    records: Iterable[HandRecord], rules: Any = None, policy: ErrorPolicy | str = "collect"
+) -> CheckSummary:
+    """Check records without a database (ordered by game, then hand); returns the summary."""
+    summary = CheckSummary()
+    for gc in iter_game_checks(records, rules, policy):
+        summary.add(gc)
+    return summary
+
+
+__all__ = [
+    "AFTER_PENALTY",
+    "AS_PLAYED",
+    "CheckSummary",
+    "DerivedWriter",
+    "GameCheck",
+    "HandCheck",
+    "check_db",
+    "check_game",
+    "check_records",
+    "iter_game_checks",
+    "replace_derived_tables",
+]
