@@ -100,7 +100,10 @@ def _int(x: Any) -> Any:
     return x
 
 
-def _diagnose_points(diff: Any, chk: SideResult, other: SideResult, ruleset: Ruleset, bags_before: int) -> str | None:
+def _diagnose_points(
+    diff: Any, chk: SideResult, other: SideResult, ruleset: Ruleset, bags_before: int, total_before: Any = None,
+    side: Side | None = None,
+) -> str | None:
     """A short reason for ``recorded - expected == diff`` in points or total, or ``None``.
 
     Tried in order; the first explanation that accounts for the whole difference wins.
@@ -109,10 +112,18 @@ def _diagnose_points(diff: Any, chk: SideResult, other: SideResult, ruleset: Rul
         return None
     pen = ruleset.bag_penalty
     reached = bags_before + chk.bags_this_hand
+    context = ""
+    if total_before is not None:
+        context = (
+            f": {'the side' if side is None else side} began the hand at {_int(total_before)} with {bags_before} bag{'s' if bags_before != 1 else ''}"
+            f" and took {chk.bags_this_hand} more"
+        )
+        if total_before < 0:
+            context += f"; the last digit of a negative score ({_int(total_before)}) is not its bag count"
     if chk.bag_penalty < 0 and diff == -chk.bag_penalty:
-        return f"bag penalty for reaching {reached} bags not applied"
+        return f"bag penalty for reaching {reached} bags not applied{context}"
     if chk.bag_penalty < -pen and diff == -chk.bag_penalty - pen:
-        return f"bag penalty applied once, but the bags crossed {ruleset.bag_limit} twice ({reached} bags)"
+        return f"bag penalty applied once, but the bags crossed {ruleset.bag_limit} twice ({reached} bags){context}"
     if (chk.nil_points or other.nil_points) and diff == other.nil_points - chk.nil_points:
         return "nil bonus on the wrong side"
     if chk.nil_points and diff == -2 * chk.nil_points:
@@ -200,10 +211,16 @@ class _ScoreChecker:
                 sc = rec.score[side]
                 mine, other = chk[side], chk[side.other]
                 if sc.points is not None and sc.points != mine.points:
-                    why = _diagnose_points(sc.points - mine.points, mine, other, self.ruleset, base_bags[side])
+                    why = _diagnose_points(sc.points - mine.points, mine, other, self.ruleset, base_bags[side], base_total[side], side)
                     self._add(h, side, "points", sc.points, _int(mine.points), why)
                 if sc.total is not None and sc.total != mine.total:
-                    why = _diagnose_points(sc.total - mine.total, mine, other, self.ruleset, base_bags[side])
+                    why = _diagnose_points(sc.total - mine.total, mine, other, self.ruleset, base_bags[side], base_total[side], side)
+                    if why is None and first and rec.score_before is None and (sc.points is None or sc.points == mine.points):
+                        # a log that starts mid-game without saying the score before it (Trickster exports)
+                        why = (
+                            f"the log records no score before this hand; if the game began earlier, "
+                            f"{side} had {_int(sc.total - mine.points)} before it"
+                        )
                     self._add(h, side, "total", sc.total, _int(mine.total), why)
                 if sc.bags is not None and sc.bags != mine.bags:
                     why = _diagnose_bags(sc.bags, mine, self.ruleset, base_bags[side])

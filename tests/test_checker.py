@@ -61,7 +61,7 @@ def test_missed_bag_penalty_names_side_field_and_both_values():
                score_before=(249, 180), bags_before=(8, 2))
     gc = check_game([h7])
     [f] = gc.findings
-    assert f.message == "hand 7: NS total recorded 312, rules give 212 (bag penalty for reaching 11 bags not applied)"
+    assert f.message == "hand 7: NS total recorded 312, rules give 212 (bag penalty for reaching 11 bags not applied: NS began the hand at 249 with 8 bags and took 3 more)"
     assert (f.code, f.hand, f.side, f.field, f.recorded, f.expected) == (F.SCORE_MISMATCH, 7, Side.NS, "total", 312, 212)
     assert f.to_row()["recorded"] == "312" and f.to_row()["side"] == "NS"
     ns = gc.hand_scores[0]
@@ -124,7 +124,7 @@ def test_penalty_applied_once_when_the_bags_cross_ten_twice():
     h = sheet(1, "N", "E 1, S 1, W 1, N 1", (7, 0, 6, 0), {"NS": (-69, None, None)}, bags_before=(9, 0),
               score_before=(0, 0))
     [f] = check_game([h]).findings
-    assert f.message == "hand 1: NS points recorded -69, rules give -169 (bag penalty applied once, but the bags crossed 10 twice (20 bags))"
+    assert f.message == "hand 1: NS points recorded -69, rules give -169 (bag penalty applied once, but the bags crossed 10 twice (20 bags): NS began the hand at 0 with 9 bags and took 11 more)"
 
 
 def test_nil_bonus_on_the_wrong_side():
