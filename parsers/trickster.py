@@ -289,12 +289,20 @@ def map_options(options: Mapping[str, Any] | None, event: str | None = None) -> 
             if _flag(value) is False:
                 continue
             m = _BLIND_RE.search(event or "")
-            said = f" (the Event text says: blind {m.group(1)}+ if losing by {m.group(2)})" if m else ""
-            warnings.append(
-                f"Option blindNonNilBids {value!r}{said} has no equivalent: blind_bids takes no 'losing by' "
-                f"condition and Trickster's blind bid points are unknown; a blind bid in this game will be "
-                f"reported as not allowed."
-            )
+            if m:
+                low, behind = int(m.group(1)), int(m.group(2))
+                extra["blind_bids"] = {"values": list(range(low, 14)), "behind_by": behind, "partner_bids": True}
+                warnings.append(
+                    f"Option blindNonNilBids {value!r} (the Event text says: blind {low}+ if losing by {behind}) is "
+                    f"read as blind bids of {low}..13 for a side behind by {behind} or more, its partner bidding "
+                    f"as usual; Trickster's points for a blind bid are not in the log, so a blind bid scores "
+                    f"double (20 a trick made or set)."
+                )
+            else:
+                warnings.append(
+                    f"Option blindNonNilBids {value!r} has no equivalent without the Event text's 'blind N+ if "
+                    f"losing by M'; a blind bid in this game will be reported as not allowed."
+                )
         elif key == "firstHandBidsItself":
             if _flag(value) is False:
                 continue

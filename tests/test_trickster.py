@@ -116,7 +116,10 @@ def test_issue335_deal_with_jokers(issue335):
 
 @needs_corpus
 def test_issue335_rules_mapping_and_warnings(issue335):
-    assert issue335.rules == {"preset": "nyc", "min_side_bid": 4, "ten_for_two_hundred": True, "nil": False}
+    assert issue335.rules == {
+        "preset": "nyc", "min_side_bid": 4, "ten_for_two_hundred": True, "nil": False,
+        "blind_bids": {"values": [6, 7, 8, 9, 10, 11, 12, 13], "behind_by": 250, "partner_bids": True},
+    }
     text = " ".join(issue335.warnings)
     for option in ("blindNonNilBids", "noWatching", "firstHandBidsItself"):
         assert option in text
