@@ -1,0 +1,126 @@
+"""The command line as a user drives it: exit codes, sentences, JSON, conversion that keeps findings."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from analysis.cli import app
+from tests.conftest import ROOT
+
+runner = CliRunner()
+DATA = ROOT / "data"
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def test_validate_sample_data_reports_the_two_planted_faults():
+    r = run("validate", DATA / "club_night.jsonl", DATA / "club_night.spn", DATA / "scoresheet.csv")
+    assert r.exit_code == 1, r.output
+    assert "Loaded 29 hands from 3 files; 0 records rejected" in r.output
+    assert "hand 2, trick 2: E reneged, playing 3S on a club lead while holding" in r.output
+    assert "hand 2: EW total recorded 133, rules give 123  [SCORE_MISMATCH]" in r.output
+    assert "Checked 6 games: 5 clean, 1 with findings (2 findings)" in r.output
+
+
+def test_validate_json(tmp_path):
+    r = run("validate", DATA / "club_night.spn", "--json")
+    assert r.exit_code == 1
+    doc = json.loads(r.output)
+    assert doc["findings_by_code"] == {"RENEGE": 1, "SCORE_MISMATCH": 1}
+    (t4,) = [g for g in doc["games"] if g["game_id"] == "cn-0314-t4"]
+    renege = [f for f in t4["findings"] if f["code"] == "RENEGE"][0]
+    assert (renege["hand"], renege["trick"], renege["seat"], renege["card"]) == (2, 2, "E", "3S")
+    assert {s["side"] for s in t4["hand_scores"]} == {"NS", "EW"}
+
+
+def test_clean_file_exits_zero(tmp_path):
+    r = run("validate", DATA / "club_night.jsonl")
+    assert r.exit_code == 0, r.output
+    assert "0 with findings" in r.output
+
+
+def test_unreadable_input_exits_two(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"game_id": "x"\n')
+    r = run("validate", bad)
+    assert r.exit_code == 2
+    assert "bad.jsonl:1: not valid JSON" in r.output
+    assert run("validate", tmp_path / "missing.jsonl").exit_code == 2
+
+
+def test_unknown_rules_name_the_known_ones():
+    r = run("validate", DATA / "club_night.jsonl", "--rules", "chess")
+    assert r.exit_code == 2
+    assert "standard" in r.output and "barmore" in r.output
+
+
+def test_rules_override_changes_the_verdict():
+    # with a target of 100 every game of the sample ends early: hands after the end are flagged
+    r = run("validate", DATA / "club_night.jsonl", "--rules", '{"preset": "standard", "target": 100}')
+    assert r.exit_code == 1
+    assert "PLAYED_AFTER_GAME_END" in r.output
+
+
+def test_load_then_check(tmp_path):
+    db = tmp_path / "club.duckdb"
+    assert run("load", DATA, "--db", db).exit_code == 0
+    r = run("check", "--db", db)
+    assert r.exit_code == 1
+    assert "Checked 6 games, 29 hands: 2 findings" in r.output
+    assert run("check", "--db", tmp_path / "nope.duckdb").exit_code == 2
+
+
+@pytest.mark.parametrize("ext", ["jsonl", "spn", "jsonl.gz"])
+def test_convert_keeps_the_findings(tmp_path, ext):
+    out = tmp_path / f"t4.{ext}"
+    r = run("convert", DATA / "club_night.spn", out)
+    assert r.exit_code == 0, r.output
+    a = json.loads(run("validate", DATA / "club_night.spn", "--json").output)
+    b = json.loads(run("validate", out, "--json").output)
+    strip = lambda doc: [[{k: v for k, v in f.items()} for f in g["findings"]] for g in doc["games"]]  # noqa: E731
+    assert strip(a) == strip(b)
+    assert [g["total_ns"] for g in a["games"]] == [g["total_ns"] for g in b["games"]]
+
+
+def test_convert_to_csv_and_bad_target(tmp_path):
+    r = run("convert", DATA / "club_night.jsonl", tmp_path / "sheet.csv")
+    assert r.exit_code == 0
+    assert (tmp_path / "sheet.csv").read_text().startswith("game_id,hand,dealer")
+    assert run("convert", DATA / "club_night.jsonl", tmp_path / "x.docx").exit_code == 2
+
+
+def test_corpus_real_logs(corpus, tmp_path):
+    r = run("validate", corpus / "trickster")
+    assert r.exit_code == 2  # the truncated export cannot be read
+    assert "issue231_spades_TRUNCATED.pbn:5: [LocalDateTime] tag is missing its closing ']'" in r.output
+    assert "issue231_spades_TRUNCATED.pbn:14: the file ends inside the [Deal] tag" in r.output
+    for code in ("RENEGE", "CARD_NOT_HELD", "SPADE_LED", "LEAD_OUT_OF_TURN", "DEAL_INVALID"):
+        assert code not in r.output
+    r = run("validate", corpus / "openspiel" / "episodes.jsonl", "--json")
+    doc = json.loads(r.output)
+    assert doc["findings_by_code"] == {"SCORE_MISMATCH": 39}
+    for g in doc["games"]:
+        for f in g["findings"]:
+            assert "bag penalty" in f["message"] and "negative score" in f["message"]
+
+
+def test_convert_real_logs_round_trip(corpus, tmp_path):
+    for src in (corpus / "trickster" / "issue335_spades.ptn", corpus / "openspiel" / "episodes.jsonl"):
+        a = json.loads(run("validate", src, "--json").output)
+        for ext in ("jsonl", "spn"):
+            out = tmp_path / f"{src.stem}.{ext}"
+            assert run("convert", src, out).exit_code == 0
+            b = json.loads(run("validate", out, "--json").output)
+            assert a["findings_by_code"] == b["findings_by_code"]
+            assert [(g["game_id"], g["total_ns"], g["total_ew"], len(g["findings"])) for g in a["games"]] == [
+                (g["game_id"], g["total_ns"], g["total_ew"], len(g["findings"])) for g in b["games"]]
+
+
+def test_help_teaches():
+    r = run("--help")
+    assert r.exit_code == 0 and "Exit status" in r.output
+    r = run("validate", "--help")
+    assert "--rules" in r.output and "--json" in r.output
