@@ -115,7 +115,7 @@ def _load(con, paths: list[Path], fmt: str | None, quiet: bool, show_errors: int
 def _print_load_summary(con, summary, console: Console, show_errors: int = 20) -> None:
     files = len(summary.files)
     console.print(
-        f"Loaded {summary.hands:,} hands from {files:,} file{'s' if files != 1 else ''}; "
+        f"Loaded {summary.hands:,} hand{'s' if summary.hands != 1 else ''} from {files:,} file{'s' if files != 1 else ''}; "
         f"{summary.errors:,} record{'s' if summary.errors != 1 else ''} rejected"
         + (f"; {len(summary.skipped)} file(s) in no known format skipped" if summary.skipped else "")
         + (f"; {summary.warnings} import warning(s)" if summary.warnings else "")
