@@ -35,6 +35,9 @@ BATCH_HANDS = 5000
 QUIET_SKIP = frozenset(".md .rst .html .htm .py .ipynb .duckdb .wal .png .svg .pdf .toml .yaml .yml .cfg .ini".split())
 """Extensions of files that sit beside logs in a folder (docs, notebooks, databases): skipped without a word."""
 
+SIDECAR_SUFFIX = ".faults.jsonl"
+"""Files the simulator writes beside a log (the planted faults); skipped in folder loads."""
+
 _HAND_TABLES = ("deals", "bids", "plays", "recorded_tricks", "recorded_scores", "load_warnings")
 
 
@@ -313,6 +316,8 @@ def load_files(
         for path in files:
             source = display_name(path)
             file_fmt = fmt
+            if source not in explicit and path.name.endswith(SIDECAR_SUFFIX):
+                continue  # the simulator's list of planted faults beside a log, not a log
             if file_fmt is None:
                 try:
                     file_fmt = formats.detect(path)
