@@ -17,7 +17,7 @@ from typing import Any
 
 import polars as pl
 
-from analysis import metrics
+from analysis import metrics, sample
 
 TABLE_COLUMNS = (
     "category", "metric", "title", "kind", "unit", "better",
@@ -43,6 +43,11 @@ def open_database(path: str | os.PathLike[str] = "data/sample/season.duckdb", fr
     import duckdb
 
     p = Path(path)
+    if sample.is_sample_db(p):
+        try:  # the sample's database is built from its log on first use
+            p = sample.build_sample_db(None if not p.is_absolute() else p)
+        except FileNotFoundError:
+            pass
     candidates = [p] if p.is_absolute() else [d / p for d in (Path.cwd(), *Path.cwd().parents)]
     for c in candidates:
         if c.is_file():

@@ -16,3 +16,22 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip(f"shared corpus not found at {CORPUS} (tests read real logs from ../shared/corpus)")
     return CORPUS
+
+
+def pytest_configure(config):
+    """Build the sample season's database (data/sample/season.duckdb) once, before collection,
+    so the notebook and personality tests run against it."""
+    import os
+
+    if "SPADEWORK_SAMPLE_DB" in os.environ:
+        return
+    from analysis.sample import build_sample_db
+
+    old = os.getcwd()
+    try:
+        os.chdir(ROOT)
+        build_sample_db()
+    except FileNotFoundError:
+        pass
+    finally:
+        os.chdir(old)

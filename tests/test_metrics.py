@@ -598,11 +598,13 @@ def values(con, metric: str, min_n: int = 30) -> dict[str, dict]:
 
 def test_sample_overbidder_and_underbidder(sample):
     # bid_bias = tricks taken - bid: the overbidder (bo, planted +1.3 tricks on his bids) takes fewer
-    # than he bids, the underbidder (cy, -1.2) more; at least half the planted size, clearly (95%)
+    # than he bids, the underbidder (cy, -1.2) more. Measured against the control player (ana, who
+    # bids like the bots' average: about 0.4 under what she takes), at least half the planted size,
+    # and clearly (the 95% interval on the right side of zero)
     bias = values(sample, "bid_bias")
-    bo, cy = bias["bo"], bias["cy"]
-    assert bo["value"] < -planted("bo").bid_bias / 2 and bo["high"] < 0
-    assert cy["value"] > -planted("cy").bid_bias / 2 and cy["low"] > 0
+    bo, cy, ana = bias["bo"], bias["cy"], bias["ana"]["value"]
+    assert bo["value"] - ana < -planted("bo").bid_bias / 2 and bo["high"] < 0
+    assert cy["value"] - ana > -planted("cy").bid_bias / 2 and cy["low"] > 0
     assert min(bias, key=lambda p: bias[p]["value"]) == "bo"
     assert max(bias, key=lambda p: bias[p]["value"]) == "cy"
 
@@ -620,11 +622,7 @@ def test_sample_partner_trumper(sample):
     assert tp["gus"]["value"] > planted("gus").trump_partner_rate / 2
 
 
-@pytest.mark.xfail(
-    reason="the issue expects the careless player (ed) to have the most findings, but the simulator's careless "
-    "plays are legal and its planted faults fall on random seats (analysis/sim): the lead decides",
-    strict=False,
-)
 def test_sample_careless_player_has_most_findings(sample):
+    # careless players slip more often when faults are planted (analysis.sim.season)
     f = values(sample, "findings_per_100")
     assert max(f, key=lambda p: f[p]["value"]) == "ed"
