@@ -66,7 +66,7 @@ def test_rules_override_changes_the_verdict():
 
 def test_load_then_check(tmp_path):
     db = tmp_path / "club.duckdb"
-    assert run("load", DATA, "--db", db).exit_code == 0
+    assert run("load", DATA / "club_night.jsonl", DATA / "club_night.spn", DATA / "scoresheet.csv", "--db", db).exit_code == 0
     r = run("check", "--db", db)
     assert r.exit_code == 1
     assert "Checked 6 games, 29 hands: 2 findings" in r.output

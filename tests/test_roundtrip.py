@@ -143,7 +143,7 @@ def test_every_file_survives_jsonl_and_spn(path):
 
 
 def test_the_sample_folder_loads_without_errors_and_has_three_formats():
-    files = _inputs(DATA)
+    files = [p for p in _inputs(DATA) if p.parent == DATA]  # the hand-written games (data/sample is simulated)
     assert [p.name for p in files] == ["club_night.jsonl", "club_night.spn", "scoresheet.csv"]
     counts = {}
     for p in files:
