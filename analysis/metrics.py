@@ -62,7 +62,7 @@ from typing import Any, Literal
 import polars as pl
 
 from analysis import stats
-from parsers.cards import JOKER_DECK, JOKERS, NYC_DECK, STANDARD_CARDS, STANDARD_DECK, Deck
+from parsers.cards import JOKER_DECK, JOKERS, NYC_DECK, STANDARD_CARDS, STANDARD_DECK, Deck, rank_of
 from parsers.schema import ALL_TABLES
 from parsers.seats import SEATS
 
@@ -296,7 +296,7 @@ def rank_class(card: str, deck: Deck) -> str:
         return "high"
     if deck.is_spade(card) and deck.power(card) > deck.power("AS"):
         return "high"
-    rank = card[0]
+    rank = rank_of(card)
     if rank in "AKQ":
         return "high"
     if rank in "JT98":

@@ -39,7 +39,7 @@ from typing import Any
 
 import orjson
 
-from parsers.cards import STANDARD_DECK
+from parsers.cards import STANDARD_CARDS, STANDARD_DECK, rank_of, suit_of
 from parsers.io import decode, iter_lines, iter_text_lines, raw_text, strip_gz
 from parsers.model import Bid, HandRecord, LoadError, RecordError, SideScore, Trick
 from parsers.seats import SEATS, Seat, Side
@@ -70,9 +70,9 @@ def card_of_action(action: int) -> str:
 
 def action_of_card(card: str) -> int:
     """The OpenSpiel action of a canonical card code (``AS`` -> 51).  Raises ``ValueError``."""
-    if len(card) != 2 or card[0] not in _RANKS or card[1] not in _SUITS:
+    if card not in STANDARD_CARDS:
         raise ValueError(f"{card!r} is not a card of the standard deck")
-    return _SUITS.index(card[1]) * 13 + _RANKS.index(card[0])
+    return _SUITS.index(suit_of(card)) * 13 + _RANKS.index(rank_of(card))
 
 
 def default_players() -> tuple[str, str, str, str]:
