@@ -240,53 +240,38 @@ class RuleFacts:
 
 
 def rule_facts(rules: str | Mapping[str, Any] | None) -> RuleFacts:
-    """Read a ruleset as stored in ``hands.rules`` (a preset name or a JSON object with ``preset``).
+    """Read a ruleset as stored in ``hands.rules`` (a preset name or a JSON object with ``preset``)
+    through :func:`analysis.rules.get_ruleset`.
 
-    Unreadable text is taken as ``standard`` under its own name (the checker reports bad rules;
-    the metrics only need a best reading).  Never raises.
+    Unreadable rules are taken as ``standard`` (the checker reports them as ``RULES_INVALID``; the
+    metrics only need a best reading).  Never raises.
     """
-    options: dict[str, Any] = {}
-    if isinstance(rules, Mapping):
-        options = dict(rules)
-    elif isinstance(rules, str) and rules.strip().startswith("{"):
+    from analysis.rules import STANDARD, get_ruleset
+
+    spec: Any = rules
+    if isinstance(rules, str) and rules.strip().startswith("{"):
         try:
-            loaded = json.loads(rules)
-            options = loaded if isinstance(loaded, dict) else {}
+            spec = json.loads(rules)
         except ValueError:
-            options = {}
-    elif isinstance(rules, str) and rules.strip():
-        options = {"preset": rules.strip()}
-    preset = str(options.get("preset") or "standard").strip().lower()
-    deck = preset if preset in DECKS else "standard"
-    joker = preset == "barmore"
-    nil_allowed = bool(options.get("nil", not joker))
-    blind_nil, behind_by = ("never", 100) if joker or not nil_allowed else ("behind", 100)
-    spec = options.get("blind_nil")
-    if spec is not None:
-        if spec in ("never", False):
-            blind_nil = "never"
-        elif spec in ("always", True):
-            blind_nil = "always"
-        elif isinstance(spec, Mapping) and "behind_by" in spec:
-            try:
-                blind_nil, behind_by = "behind", int(spec["behind_by"])
-            except (TypeError, ValueError):
-                pass
-
-    def _int(key: str, default: int) -> int:
-        try:
-            return int(options.get(key, default))
-        except (TypeError, ValueError):
-            return default
-
+            spec = None
+    try:
+        rs = get_ruleset(spec)
+    except ValueError:  # RulesError
+        rs = STANDARD
+    if rs.blind_nil == "never" or not rs.nil:
+        blind_nil, behind_by = "never", 100
+    elif rs.blind_nil == "always":
+        blind_nil, behind_by = "always", 100
+    else:
+        blind_nil, behind_by = "behind", int(rs.blind_nil["behind_by"])  # type: ignore[index]
     return RuleFacts(
-        ruleset=preset,
-        deck=deck,
-        nil_allowed=nil_allowed,
+        ruleset=rs.preset,
+        deck=rs.preset if rs.preset in DECKS else "standard",
+        nil_allowed=rs.nil,
         blind_nil=blind_nil,
         behind_by=behind_by,
-        bag_limit=_int("bag_limit", 10),
-        bag_penalty=_int("bag_penalty", 100) or 100,
+        bag_limit=rs.bag_limit,
+        bag_penalty=rs.bag_penalty or 100,
     )
 
 
