@@ -112,6 +112,20 @@ def _load(con, paths: list[Path], fmt: str | None, quiet: bool, show_errors: int
     return summary
 
 
+def _print_file_rows(con, console: Console, table: str, title: str, names: list[str], total: int, limit: int) -> None:
+    """Print ``file:line: message`` rows of ``load_errors`` or ``load_warnings`` for the files just loaded."""
+    rows = con.execute(
+        f"SELECT source_file, source_line, message FROM {table} WHERE list_contains(?, source_file) "
+        "ORDER BY source_file, source_line LIMIT ?",
+        [names, limit],
+    ).fetchall()
+    console.print(title)
+    for f, line, msg in rows:
+        console.print(f"  {f}:{line}: {msg}", markup=False)
+    if total > len(rows):
+        console.print(f"  ... and {total - len(rows):,} more")
+
+
 def _print_load_summary(con, summary, console: Console, show_errors: int = 20) -> None:
     files = len(summary.files)
     console.print(
@@ -120,28 +134,11 @@ def _print_load_summary(con, summary, console: Console, show_errors: int = 20) -
         + (f"; {len(summary.skipped)} file(s) in no known format skipped" if summary.skipped else "")
         + (f"; {summary.warnings} import warning(s)" if summary.warnings else "")
     )
+    names = [f.source_file for f in summary.files]
     if summary.errors:
-        names = [f.source_file for f in summary.files]
-        rows = con.execute(
-            "SELECT source_file, source_line, message FROM load_errors WHERE list_contains(?, source_file) "
-            "ORDER BY source_file, source_line LIMIT ?",
-            [names, show_errors],
-        ).fetchall()
-        console.print("Rejected records (the full list is in the load_errors table):")
-        for f, line, msg in rows:
-            console.print(f"  {f}:{line}: {msg}", markup=False)
-        if summary.errors > len(rows):
-            console.print(f"  ... and {summary.errors - len(rows):,} more")
+        _print_file_rows(con, console, "load_errors", "Rejected records (the full list is in the load_errors table):", names, summary.errors, show_errors)
     if summary.warnings:
-        names = [f.source_file for f in summary.files]
-        rows = con.execute(
-            "SELECT source_file, source_line, message FROM load_warnings WHERE list_contains(?, source_file) "
-            "ORDER BY source_file, source_line LIMIT ?",
-            [names, show_errors],
-        ).fetchall()
-        console.print("Import warnings (load_warnings table):")
-        for f, line, msg in rows:
-            console.print(f"  {f}:{line}: {msg}", markup=False)
+        _print_file_rows(con, console, "load_warnings", "Import warnings (load_warnings table):", names, summary.warnings, show_errors)
     for name in summary.skipped[:show_errors]:
         console.print(f"  skipped {name}: not a log format spadework reads", markup=False)
 
