@@ -55,6 +55,21 @@ FormatOpt = Annotated[
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 
 
+def _n(count: int, noun: str) -> str:
+    """``3 hands``, ``1 hand``."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def _exit_for_findings(con) -> int:
+    """1 when the check found anything; 2 when a log's rules could not be read (RULES_INVALID)."""
+    from analysis.present import findings_by_code
+
+    codes = dict(findings_by_code(con))
+    if codes.get("RULES_INVALID"):
+        return EXIT_BAD_INPUT
+    return EXIT_FINDINGS if codes else EXIT_OK
+
+
 def _parse_rules_option(rules: str | None):
     """The --rules value as the checker takes it (a preset name or a dict); exits 2 on bad JSON."""
     if rules is None:
@@ -194,10 +209,10 @@ def check(
     games, hands = con.execute("SELECT count(*), coalesce(sum(hands), 0) FROM games").fetchone()
     counts = findings_by_code(con)
     total = sum(n for _, n in counts)
-    out.print(f"Checked {games:,} games, {hands:,} hands: {total:,} finding{'s' if total != 1 else ''}")
+    out.print(f"Checked {_n(games, 'game')}, {_n(hands, 'hand')}: {_n(total, 'finding')}")
     for code, n in counts:
         out.print(f"  {code:<24} {n:,}")
-    raise typer.Exit(EXIT_FINDINGS if total else EXIT_OK)
+    raise typer.Exit(_exit_for_findings(con))
 
 
 @app.command()
@@ -207,7 +222,7 @@ def validate(
     rules: RulesOpt = None,
     fmt: FormatOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print findings and scores as JSON instead of sentences.")] = False,
-    limit: Annotated[int, typer.Option("--limit", help="Most findings printed per game (0 = all).")] = 0,
+    limit: Annotated[int, typer.Option("--limit", min=0, help="Most findings printed per game (0 = all).")] = 0,
     quiet: QuietOpt = False,
 ) -> None:
     """Load and check logs in one step, and print per game the findings a tournament director acts on.
@@ -219,7 +234,7 @@ def validate(
     con = _open_db(db)
     summary = _load(con, paths, fmt, quiet or as_json)
     _run_check(con, rules_spec, quiet or as_json)
-    from analysis.present import findings_by_code, print_validation, validation_json
+    from analysis.present import print_validation, validation_json
 
     if as_json:
         import orjson
@@ -227,11 +242,10 @@ def validate(
         sys.stdout.write(orjson.dumps(validation_json(con, summary), option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
         _print_load_summary(con, summary, out)
-        print_validation(con, out, limit=limit)
-    found = sum(n for _, n in findings_by_code(con))
+        print_validation(con, out, limit=limit, in_memory=db is None)
     if summary.errors:
         raise typer.Exit(EXIT_BAD_INPUT)
-    raise typer.Exit(EXIT_FINDINGS if found else EXIT_OK)
+    raise typer.Exit(_exit_for_findings(con))
 
 
 @app.command()
@@ -257,7 +271,7 @@ def convert(
         err.print(f"  {e}", markup=False)
     if len(errors) > 50:
         err.print(f"  ... and {len(errors) - 50} more")
-    out.print(f"Wrote {written:,} hands to {target}; {len(errors):,} record(s) could not be read")
+    out.print(f"Wrote {_n(written, 'hand')} to {target}; {_n(len(errors), 'record')} could not be read")
     raise typer.Exit(EXIT_BAD_INPUT if errors else EXIT_OK)
 
 
@@ -286,7 +300,10 @@ def simulate(
     except (RulesError, ValueError, OSError) as exc:
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
-    out.print(f"Wrote {games:,} games ({hands:,} hands) to {out_path}" + (f"; {rows:,} planted faults listed in the sidecar" if faults > 0 else ""))
+    out.print(
+        f"Wrote {_n(games, 'game')} ({_n(hands, 'hand')}) to {out_path}"
+        + (f"; {_n(rows, 'planted fault')} listed in the sidecar" if faults > 0 else "")
+    )
 
 
 @app.command()
@@ -316,6 +333,9 @@ def stats(
         con = coach.open_database(db)
     except FileNotFoundError as exc:
         err.print(f"error: {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    except Exception as exc:  # duckdb: locked by another process, not a database...
+        err.print(f"error: cannot open database {db}: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
     try:
         if player is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from parsers import formats
@@ -42,6 +43,8 @@ def convert_file(
     """
     if not os.path.exists(source):
         raise FileNotFoundError(f"{os.fspath(source)}: no such file")
+    if os.path.exists(target) and os.path.samefile(source, target):
+        raise ValueError(f"{os.fspath(target)} is the file being read: write the converted log to another file")
     fmt = output_format(target, out_fmt)
     writer = formats.module(fmt)
     errors: list[LoadError] = []
@@ -51,12 +54,49 @@ def convert_file(
             if isinstance(item, LoadError):
                 errors.append(item)
             else:
-                yield item
+                yield _for_score_sheet(item) if fmt == "csv" else item
 
     raw = gzip.open(target, "wb") if os.fspath(target).lower().endswith(".gz") else open(target, "wb")
     with raw, io.TextIOWrapper(raw, encoding="utf-8", newline="") as fp:
         written = writer.dump(records(), fp)
     return written, errors
+
+
+def score_sheet_record(rec: HandRecord, ruleset: Ruleset | None = None) -> HandRecord:
+    """The record as a score sheet knows it: the tricks taken as played (what the table
+    counted, after the renege penalty where the ruleset has one), even where the log's
+    ``taken`` is missing or wrong.  Used for ``csv``.  Raises ``RulesError`` for unreadable rules."""
+    from analysis.replay import replay_hand
+    from analysis.rules import get_ruleset
+    from analysis.scoring import apply_renege_penalty
+
+    if rec.tricks is None:
+        return rec
+    rs = ruleset or get_ruleset(rec.rules)
+    if rs.renege_penalty_tricks > 0:
+        # the table moved tricks for each renege before writing them down
+        rp = replay_hand(rec, rs)
+        if rp.reneges:
+            bids = [b for b in rp.bids if b is not None]
+            taken_t = apply_renege_penalty(rp.taken, bids, rp.reneges, rs.renege_penalty_tricks)
+            return replace(rec, taken=tuple(taken_t))
+    taken = [0, 0, 0, 0]
+    deck = rs.deck
+    for t in rec.tricks:
+        if len(t.cards) == 4:
+            taken[t.leader.after(deck.winner_index(t.cards))] += 1
+    return replace(rec, taken=tuple(taken))
+
+
+def _for_score_sheet(rec: HandRecord) -> HandRecord:
+    """A record bound for a score sheet: tricks taken counted from the play when the log has play
+    but no ``taken`` record (a sheet without them could not be scored)."""
+    if rec.taken is not None or not rec.tricks:
+        return rec
+    try:
+        return score_sheet_record(rec)
+    except ValueError:  # rules the checker cannot read: leave the taken cells empty
+        return rec
 
 
 def convert_records(records: list[HandRecord], fmt: str) -> str:

@@ -22,7 +22,7 @@ def _game_line(game_id: str, rules: str | None, hands: int, ns: int | None, ew: 
     return f"game {game_id} ({rules or 'standard'}, {hands} hand{'s' if hands != 1 else ''}): {result}, {state}"
 
 
-def print_validation(con, console: Console, limit: int = 0) -> None:
+def print_validation(con, console: Console, limit: int = 0, in_memory: bool = False) -> None:
     """Print each game that has findings, then its findings one sentence a line, then a summary.
 
     ``limit`` caps the findings printed per game (0 = all).  Games without
@@ -51,7 +51,8 @@ def print_validation(con, console: Console, limit: int = 0) -> None:
         for message, code in shown:
             console.print(f"  {message}  [{code}]", markup=False)
         if len(items) > len(shown):
-            console.print(f"  ... and {len(items) - len(shown)} more (see the violations table)")
+            where = "--json or --limit 0 shows them" if in_memory else "see the violations table"
+            console.print(f"  ... and {len(items) - len(shown)} more ({where})")
     total = len(findings)
     dirty = len(games) - clean
     console.print(

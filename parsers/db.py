@@ -185,17 +185,77 @@ def _add_record(batch: _Batch, rec: HandRecord, source: str) -> None:
         batch.add("load_warnings", source_file=source, source_line=rec.source_line, game_id=g, hand=h, message=w)
 
 
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+"""The range of the database's INTEGER columns (hand numbers, points, totals, bags, tricks)."""
+
+
+def out_of_range(rec: HandRecord) -> str | None:
+    """A reason when a whole number of the record does not fit the tables (e.g. a hand number of
+    99999999999), else ``None``: such a record is a load error, never a crash of the whole file."""
+    checks: list[tuple[str, Any]] = [("hand", rec.hand)]
+    checks += [(f"taken.{s}", v) for s, v in zip(SEATS, rec.taken or ())]
+    for side, sc in zip(SIDES, rec.score or ()):
+        checks += [(f"score.{side}.points", sc.points), (f"score.{side}.total", sc.total), (f"score.{side}.bags", sc.bags)]
+    checks += [(f"score_before.{s}", v) for s, v in zip(SIDES, rec.score_before or ())]
+    checks += [(f"bags_before.{s}", v) for s, v in zip(SIDES, rec.bags_before or ())]
+    checks += [(f"bids[{i}].bid", b.value) for i, b in enumerate(rec.bids)]
+    for what, v in checks:
+        if v is not None and not (INT_MIN <= v <= INT_MAX):
+            return f"{what}: {v!r} is out of range (a whole number between {INT_MIN} and {INT_MAX})"
+    return None
+
+
+def _rejected(rec: HandRecord, source: str, reason: str) -> LoadError:
+    """A readable record the loader will not write, as a load error carrying its canonical JSON."""
+    from parsers.jsonl import dumps_record
+
+    try:
+        raw = dumps_record(rec)
+    except (TypeError, ValueError):  # a number JSON cannot carry (over 64 bits)
+        raw = repr(rec)
+    return LoadError(source, rec.source_line or 0, reason, raw)
+
+
+def _write_batch(con, pending: list[HandRecord], errors: list[LoadError], source: str, others: bool, result: FileResult, on_batch) -> None:
+    """Write a batch of records; a hand already loaded from another file is rejected, never replaced silently."""
+    taken: dict[tuple[str, int], tuple[str, int]] = {}
+    if others and pending:
+        keys = pa.table({"game_id": [r.game_id for r in pending], "hand": [r.hand for r in pending]})
+        con.register("_new_keys", keys)
+        rows = con.execute(
+            "SELECT h.game_id, h.hand, h.source_file, h.source_line FROM hands h "
+            "JOIN _new_keys k USING (game_id, hand) WHERE h.source_file <> ?",
+            [source],
+        ).fetchall()
+        con.unregister("_new_keys")
+        taken = {(g, h): (f, ln) for g, h, f, ln in rows}
+    batch = _Batch()
+    for rec in pending:
+        clash = taken.get((rec.game_id, rec.hand))
+        if clash is not None:
+            errors.append(
+                _rejected(
+                    rec,
+                    source,
+                    f"hand {rec.hand} of game {rec.game_id!r} is already loaded from {clash[0]}:{clash[1]}; not loaded "
+                    f"again (load that file again to replace it, or give this game another id)",
+                )
+            )
+            result.errors += 1
+            continue
+        _add_record(batch, rec, source)
+        result.hands += 1
+        result.warnings += len(rec.warnings)
+    _flush(con, batch, errors)
+    if on_batch:
+        on_batch(len(batch), len(errors))
+
+
 def _table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
     return [r[0] for r in con.execute(f"SELECT * FROM {table} LIMIT 0").description]
 
 
 def _flush(con: duckdb.DuckDBPyConnection, batch: _Batch, errors: list[LoadError]) -> None:
-    if batch.keys:
-        keys = pa.table({"game_id": [k[0] for k in batch.keys], "hand": [k[1] for k in batch.keys]})
-        con.register("_new_keys", keys)
-        for table in ("hands",) + _HAND_TABLES:
-            con.execute(f"DELETE FROM {table} WHERE (game_id, hand) IN (SELECT game_id, hand FROM _new_keys)")
-        con.unregister("_new_keys")
     for table, cols in batch.rows.items():
         arrow = pa.table(cols)
         con.register("_batch", arrow)
@@ -250,7 +310,9 @@ def load_items(
     con.execute("BEGIN TRANSACTION")
     try:
         _forget_file(con, source)
-        batch, errors = _Batch(), []
+        others = con.execute("SELECT count(*) FROM hands WHERE source_file <> ?", [source]).fetchall()[0][0] > 0
+        pending: list[HandRecord] = []
+        errors: list[LoadError] = []
         for item in items:
             if isinstance(item, LoadError):
                 errors.append(item)
@@ -260,30 +322,20 @@ def load_items(
                 if key in seen:
                     first = seen[key]
                     where = f" (first at line {first})" if first is not None else ""
-                    from parsers.jsonl import dumps_record  # canonical raw text of the duplicate
-
-                    errors.append(
-                        LoadError(
-                            source,
-                            item.source_line or 0,
-                            f"hand {item.hand} of game {item.game_id!r} appears twice in this file{where}",
-                            dumps_record(item),
-                        )
-                    )
+                    errors.append(_rejected(item, source, f"hand {item.hand} of game {item.game_id!r} appears twice in this file{where}"))
+                    result.errors += 1
+                    continue
+                problem = out_of_range(item)
+                if problem:
+                    errors.append(_rejected(item, source, problem))
                     result.errors += 1
                     continue
                 seen[key] = item.source_line
-                _add_record(batch, item, source)
-                result.hands += 1
-                result.warnings += len(item.warnings)
-            if len(batch) >= BATCH_HANDS or len(errors) >= BATCH_HANDS:
-                _flush(con, batch, errors)
-                if on_batch:
-                    on_batch(len(batch), len(errors))
-                batch, errors = _Batch(), []
-        _flush(con, batch, errors)
-        if on_batch:
-            on_batch(len(batch), len(errors))
+                pending.append(item)
+            if len(pending) >= BATCH_HANDS or len(errors) >= BATCH_HANDS:
+                _write_batch(con, pending, errors, source, others, result, on_batch)
+                pending, errors = [], []
+        _write_batch(con, pending, errors, source, others, result, on_batch)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
@@ -309,7 +361,7 @@ def load_files(
     """
     summary = LoadSummary()
     paths = list(paths)
-    explicit = {os.path.normpath(os.fspath(p)) for p in paths}
+    explicit = {display_name(p) for p in paths}
     files = list(walk(paths))
     bar = _Progress(len(files)) if progress else None
     try:

@@ -60,9 +60,12 @@ def sniff(head: bytes) -> str | None:
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if not text:
         return None
-    first = text.split(b"\n", 1)[0]
-    if text.startswith(b"{"):
-        if b'"history"' in first and b'"game_id"' not in first:
+    lines = [ln.strip() for ln in text.split(b"\n")[:50] if ln.strip()]
+    first = lines[0] if lines else b""
+    if any(ln.startswith(b"{") for ln in lines[:20]):
+        # OpenSpiel episodes are JSON objects too: any of the first lines tells (one bad line must not)
+        objs = [ln for ln in lines[:20] if ln.startswith(b"{")]
+        if any(b'"history"' in ln and b'"game_id"' not in ln for ln in objs):
             return "openspiel"
         return "jsonl"
     if text.startswith(b"["):
@@ -75,7 +78,8 @@ def sniff(head: bytes) -> str | None:
         return "ptn" if b"[Auction" in head or b"% PTN" in head or b"[GameCode" in head else "spn"
     if first.lower().startswith(b"game_id,") or b",dealer," in first.lower():
         return "csv"
-    if _INT_LINE.match(first):
+    ints = sum(1 for ln in lines[:20] if _INT_LINE.match(ln))
+    if ints and ints * 2 >= min(len(lines), 20):  # most lines are integer histories (a bad one may be among them)
         return "openspiel"
     return None
 
@@ -90,10 +94,10 @@ def detect(path: str | os.PathLike[str]) -> str:
     by_ext = _EXTENSIONS.get(ext)
     if by_ext == "jsonl":
         # OpenSpiel episodes are JSON Lines too: tell them apart by content.
-        return "openspiel" if sniff(head_bytes(path)) == "openspiel" else "jsonl"
+        return "openspiel" if sniff(head_bytes(path, 65536)) == "openspiel" else "jsonl"
     if by_ext is not None:
         return by_ext
-    guess = sniff(head_bytes(path))
+    guess = sniff(head_bytes(path, 65536))
     if guess is None:
         raise UnknownFormat(f"{os.fspath(path)}: not a log format spadework reads (known: {', '.join(FORMATS)})")
     return guess

@@ -73,8 +73,12 @@ def raw_text(raw: bytes) -> str:
 
 
 def display_name(path: str | os.PathLike[str]) -> str:
-    """The name a file is recorded under (``source_file``): its path as given, normalised."""
-    return os.path.normpath(os.fspath(path))
+    """The name a file is recorded under (``source_file``): its path relative to the working
+    directory when it is below it, else its absolute path; so ``g.jsonl``, ``./g.jsonl`` and
+    ``/abs/path/g.jsonl`` name the same file and reloading it replaces its hands."""
+    full = os.path.abspath(os.fspath(path))
+    rel = os.path.relpath(full)
+    return full if rel.startswith("..") else rel
 
 
 def walk(paths: list[str | os.PathLike[str]]) -> Iterator[Path]:

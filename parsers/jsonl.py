@@ -30,6 +30,10 @@ KNOWN_KEYS = frozenset(
 )
 
 
+_BID_KEYS = frozenset(("seat", "bid", "blind"))
+_TRICK_KEYS = frozenset(("leader", "cards", "winner"))
+_SCORE_KEYS = frozenset(("points", "total", "bags"))
+
 # --- reading ------------------------------------------------------------------------------------
 
 
@@ -111,7 +115,7 @@ def parse_bid_value(value: Any, what: str = "bid") -> tuple[int | float, bool]:
             raise RecordError(f"{what}: {value!r} is not a bid (a number of tricks or 'nil')") from None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         raise RecordError(f"{what}: {value!r} is not a bid (a number of tricks or 'nil')")
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
         value = int(value)
     return value, value == 0
 
@@ -149,6 +153,13 @@ def record_from_obj(obj: Any, source_file: str | None = None, source_line: int |
     if isinstance(rules, Mapping):
         rules = dict(rules)
 
+    nested: list[str] = []
+
+    def _unknown(where: str, d: Mapping[str, Any], known: frozenset[str]) -> None:
+        for k in d:
+            if k not in known:
+                nested.append(f"{where}: unknown key {k!r} ignored (value {orjson.dumps(d[k], default=str).decode()[:200]})")
+
     bids_raw = _need(obj, "bids")
     if not isinstance(bids_raw, list):
         raise RecordError("bids must be a list")
@@ -164,6 +175,7 @@ def record_from_obj(obj: Any, source_file: str | None = None, source_line: int |
         if not isinstance(blind, bool):
             raise RecordError(f"bids[{i}].blind: {blind!r} is not true or false")
         bids.append(Bid(seat, value, nil, blind))
+        _unknown(f"bids[{i}]", b, _BID_KEYS)
 
     deal = None
     if obj.get("deal") is not None:
@@ -196,6 +208,7 @@ def record_from_obj(obj: Any, source_file: str | None = None, source_line: int |
                 raise RecordError(f"{where} has {len(cards)} cards; a trick has at most 4")
             winner = None if t.get("winner") is None else _seat(t["winner"], f"{where}.winner")
             out.append(Trick(leader, tuple(_card(c, f"{where}.cards[{j}]") for j, c in enumerate(cards)), winner))
+            _unknown(where, t, _TRICK_KEYS)
         tricks = tuple(out)
 
     taken = None
@@ -215,6 +228,7 @@ def record_from_obj(obj: Any, source_file: str | None = None, source_line: int |
             side = _side(k, "score key")
             if not isinstance(v, Mapping):
                 raise RecordError(f"score.{k} must be an object with points, total, bags")
+            _unknown(f"score.{k}", v, _SCORE_KEYS)
             parts[side] = SideScore(
                 _opt_int(v.get("points"), f"score.{k}.points"),
                 _opt_int(v.get("total"), f"score.{k}.total"),
@@ -229,7 +243,7 @@ def record_from_obj(obj: Any, source_file: str | None = None, source_line: int |
     winner = None if obj.get("winner") is None else _side(obj["winner"], "winner")
 
     extras = {k: v for k, v in obj.items() if k not in KNOWN_KEYS}
-    warnings = tuple(f"unknown key '{k}' kept as an extension" for k in extras if not k.startswith("x_"))
+    warnings = tuple(f"unknown key '{k}' kept as an extension" for k in extras if not k.startswith("x_")) + tuple(nested)
 
     return HandRecord(
         game_id=game_id,

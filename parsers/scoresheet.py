@@ -36,8 +36,9 @@ Reading (decisions FORMATS.md leaves open):
   :class:`~parsers.model.LoadError` with its line number, the reason (``line 7: taken_N
   'five' is not a whole number``) and the raw row; the next row is read as usual.
 
-Writing (:func:`dump`) is lossy by nature: a sheet holds no deal, no play, no
-``score_before``/``bags_before``, no winner and no extension keys, and only one bid
+Writing (:func:`dump`) is lossy by nature: a sheet holds no deal, no play and no
+extension keys (the optional ``*_score_before``/``*_bags_before`` and ``winner`` columns
+keep a mid-game start and the result), and only one bid
 per seat (the first, and not the order the bids were made in); taken is written only
 where recorded (it is not worked out from the play).  Text cells lose their surrounding
 spaces on reading, and :func:`dump` writes a line break inside a name as a space.
@@ -71,7 +72,12 @@ REQUIRED_COLUMNS: tuple[str, ...] = (
 )
 """The header FORMATS.md requires, in its order."""
 
-OPTIONAL_COLUMNS: tuple[str, ...] = ("rules", "event", "date", "table", "round")
+OPTIONAL_COLUMNS: tuple[str, ...] = (
+    "rules", "event", "date", "table", "round",
+    "NS_score_before", "EW_score_before", "NS_bags_before", "EW_bags_before", "winner",
+)
+"""Columns a sheet may have: the ruleset and where the game was played; the running totals and bag
+counts before the hand (for a sheet that starts mid-game); the game's winner on its last row."""
 """Columns read when present."""
 
 DEFAULT_COLUMNS: tuple[str, ...] = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
@@ -159,6 +165,14 @@ def record_from_row(row: Mapping[str, str], source_file: str | None = None, sour
                 score.setdefault(side, {})[field] = v
     if score:
         obj["score"] = score
+    for key in ("score_before", "bags_before"):
+        pair = {side: _opt_whole(cell.get(f"{side}_{key}", ""), f"{side}_{key}") for side in ("NS", "EW")}
+        if all(v is not None for v in pair.values()):
+            obj[key] = pair
+        elif any(v is not None for v in pair.values()):
+            raise _RowError(f"NS_{key} and EW_{key} must both be given or both be empty")
+    if cell.get("winner", "").strip():
+        obj["winner"] = cell["winner"].strip()
     ignored = []
     for column, text in cell.items():
         if column in REQUIRED_COLUMNS or column in OPTIONAL_COLUMNS or not text.strip():
@@ -276,7 +290,7 @@ def row_from_record(rec: HandRecord) -> dict[str, str]:
     """The score-sheet row of a record, ``column -> cell`` for every column of :data:`DEFAULT_COLUMNS`.
 
     Lossy (see the module doc): only the first bid of each seat is kept, and nothing of the
-    deal, play, ``score_before``/``bags_before``, winner or extension keys.
+    deal, play or extension keys.
     """
     row: dict[str, str] = {c: "" for c in DEFAULT_COLUMNS}
     row["game_id"] = _cell(rec.game_id)
@@ -295,6 +309,13 @@ def row_from_record(rec: HandRecord) -> dict[str, str]:
                 v = getattr(rec.score[side], field)
                 if v is not None:
                     row[f"{side}_{field}"] = str(v)
+    for key in ("score_before", "bags_before"):
+        pair = getattr(rec, key)
+        if pair is not None:
+            for side in SIDES:
+                row[f"{side}_{key}"] = str(pair[side])
+    if rec.winner is not None:
+        row["winner"] = str(rec.winner)
     row["rules"] = format_rules_text(rec.rules)
     for key in ("event", "date", "table", "round"):
         row[key] = _cell(getattr(rec, key))

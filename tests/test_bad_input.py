@@ -44,7 +44,7 @@ def make_folder(root):
     (good / "a.jsonl").write_text(line(hand=1) + "\n" + line(hand=2) + "\n")
     with gzip.open(good / "b.jsonl.gz", "wt") as f:
         f.write(line(game_id="gz", hand=1) + "\n")
-    (bad / "truncated.jsonl").write_text(line(hand=1) + "\n" + line(hand=2)[:-15] + "\n")
+    (bad / "truncated.jsonl").write_text(line(game_id="trunc", hand=1) + "\n" + line(game_id="trunc", hand=2)[:-15] + "\n")
     (bad / "badcard.jsonl").write_text(line(tricks=[{"leader": "E", "cards": ["1S"]}]) + "\n")
     (bad / "badseat.jsonl").write_text(line(dealer="X") + "\n")
     (bad / "wrongtype.jsonl").write_text(line(hand="two") + "\n")

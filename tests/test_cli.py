@@ -124,3 +124,30 @@ def test_help_teaches():
     assert r.exit_code == 0 and "Exit status" in r.output
     r = run("validate", "--help")
     assert "--rules" in r.output and "--json" in r.output
+
+
+def test_convert_refuses_to_overwrite_its_input(tmp_path):
+    src = tmp_path / "a.jsonl"
+    src.write_text((DATA / "club_night.jsonl").read_text())
+    before = src.read_text()
+    r = run("convert", src, src)
+    assert r.exit_code == 2 and "is the file being read" in r.output
+    assert src.read_text() == before
+
+
+def test_score_sheet_from_card_play_counts_the_tricks(tmp_path, corpus):
+    out = tmp_path / "os.csv"
+    src = corpus / "openspiel" / "episodes.jsonl"
+    assert run("convert", src, out).exit_code == 0
+    a = json.loads(run("validate", src, "--json").output)
+    b = json.loads(run("validate", out, "--json").output)
+    assert b["findings_by_code"] == a["findings_by_code"] == {"SCORE_MISMATCH": 39}
+
+
+def test_unreadable_rules_in_a_log_exit_two(tmp_path):
+    obj = json.loads((DATA / "club_night.jsonl").read_text().splitlines()[0])
+    obj["rules"] = {"preset": "standard", "target": "x"}
+    p = tmp_path / "r.jsonl"
+    p.write_text(json.dumps(obj) + "\n")
+    r = run("validate", p)
+    assert r.exit_code == 2 and "RULES_INVALID" in r.output and "target" in r.output

@@ -119,3 +119,13 @@ def test_unknown_keys_are_kept_with_a_warning():
 def test_side_pairs_and_winner():
     (rec,) = list(jsonl.loads(line(score_before={"NS": 120, "EW": -40}, bags_before={"NS": 3, "EW": 9}, winner="EW")))
     assert rec.score_before == (120, -40) and rec.bags_before == (3, 9) and rec.winner is Side.EW
+
+
+def test_misspelt_nested_keys_are_reported_not_silently_dropped():
+    bids = [{"seat": "E", "bidd": 3, "bid": 3}]
+    (rec,) = list(jsonl.loads(line(bids=bids, score={"NS": {"pts": 5, "total": 5}}, tricks=[{"leader": "E", "cards": [], "winnr": "N"}])))
+    assert rec.warnings == (
+        "bids[0]: unknown key 'bidd' ignored (value 3)",
+        "tricks[0]: unknown key 'winnr' ignored (value \"N\")",
+        "score.NS: unknown key 'pts' ignored (value 5)",
+    )

@@ -72,11 +72,40 @@ def test_reload_replaces_never_duplicates(tmp_path):
     db.load_files(con, [p])
     assert con.execute("SELECT hand FROM hands").fetchall() == [(1,)]
     assert con.execute("SELECT count(*) FROM plays").fetchone()[0] == 4
-    # another file holding the same hand replaces it
+    # another file holding the same hand never replaces it silently: it is a load error naming the first
     q = write(tmp_path / "b.jsonl", line(hand=1, dealer="E"))
-    db.load_files(con, [q])
-    assert con.execute("SELECT dealer, source_file FROM hands").fetchall() == [("E", str(q))]
+    s = db.load_files(con, [q])
+    assert (s.hands, s.errors) == (0, 1)
+    assert con.execute("SELECT dealer, source_file FROM hands").fetchall() == [("N", str(p))]
+    msg = con.execute("SELECT message FROM load_errors").fetchall()[0][0]
+    assert msg == f"hand 1 of game 'club-0314-t2' is already loaded from {p}:1; not loaded again (load that file again to replace it, or give this game another id)"
     assert con.execute("SELECT count(*) FROM bids").fetchone()[0] == 4
+
+
+def test_one_file_under_two_spellings_is_one_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "g.jsonl", line(hand=1), "{bad")
+    con = db.connect()
+    db.load_files(con, ["g.jsonl"])
+    db.load_files(con, [tmp_path / "g.jsonl"])
+    db.load_files(con, ["./g.jsonl"])
+    assert con.execute("SELECT count(*), min(source_file) FROM hands").fetchall() == [(1, "g.jsonl")]
+    assert con.execute("SELECT count(*) FROM load_errors").fetchall() == [(1,)]
+
+
+@pytest.mark.parametrize(
+    "field,value",
+    [("hand", 99999999999), ("score", {"NS": {"points": 2**40}}), ("taken", {"N": -(2**33)}),
+     ("score_before", {"NS": 10**12, "EW": 0}), ("bids", [{"seat": "N", "bid": 1e20}])],
+)
+def test_numbers_too_big_for_the_tables_are_load_errors_not_crashes(tmp_path, field, value):
+    bad = line(**{"hand": 2, **{field: value}})
+    p = write(tmp_path / "big.jsonl", line(hand=1), bad, line(hand=3 if field != "hand" else 4))
+    con = db.connect()
+    s = db.load_files(con, [p])
+    assert (s.hands, s.errors) == (2, 1)
+    (msg,) = con.execute("SELECT message FROM load_errors").fetchall()[0]
+    assert "is out of range" in msg
 
 
 def test_duplicate_hand_in_one_file_is_rejected(tmp_path):

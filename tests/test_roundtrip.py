@@ -65,15 +65,14 @@ def test_jsonl_to_spn_to_jsonl_is_lossless(records):
 
 def _sheet_projection(rec: HandRecord) -> HandRecord:
     """What a score sheet keeps of a record: bids in order from the dealer's left (one per seat),
-    taken, score, rules and metadata; names and ids trimmed."""
+    taken, score, score and bags before, winner, rules and metadata; names and ids trimmed."""
     order = {s: i for i, s in enumerate(rec.dealer.left.clockwise())}
     firsts = {}
     for b in rec.bids:
         firsts.setdefault(b.seat, b)
     bids = tuple(sorted(firsts.values(), key=lambda b: order[b.seat]))
     taken = rec.taken if rec.taken is not None and any(t is not None for t in rec.taken) else None
-    return replace(rec, bids=bids, taken=taken, deal=None, tricks=None, score_before=None, bags_before=None,
-                   winner=None, extras={}, warnings=())
+    return replace(rec, bids=bids, taken=taken, deal=None, tricks=None, extras={}, warnings=())
 
 
 _TRIMMED = st.text(st.characters(exclude_categories=("Cs", "Zs", "Cc", "Zl", "Zp")), min_size=1, max_size=8)

@@ -67,9 +67,9 @@ def test_optional_and_extra_columns():
     row = ROW.format(hand=3, dealer="w", total=9) + ',"{""preset"": ""nyc""}",Club,2024-05-01,7,semi,ana,,NS'
     (rec,) = items(head + "\n" + row)
     assert rec.rules == {"preset": "nyc"} and (rec.event, rec.date, rec.table, rec.round) == ("Club", "2024-05-01", "7", "semi")
-    assert rec.dealer is Seat.W and rec.winner is None
+    assert rec.dealer is Seat.W and rec.winner is Side.NS
     assert rec.extras == {"x_scorer": "ana"}
-    assert rec.warnings == ("column 'winner' is not a score-sheet column; its cell was ignored",)
+    assert rec.warnings == ()
     (rec,) = items(head + "\n" + ROW.format(hand=3, dealer="w", total=9) + ",barmore,,,,,,late,")
     assert rec.rules == "barmore" and rec.extras == {"notes": "late"}
     assert rec.warnings == ("unknown column 'notes' kept as an extension",)
@@ -188,8 +188,8 @@ def test_dump_is_lossy_where_the_sheet_has_no_column():
     ))
     (back,) = items(scoresheet.dumps([rec]))
     assert back.bids == (Bid(Seat.E, 3),)  # the first bid of a seat only
-    assert back.tricks is None and back.deal is None and back.winner is None and back.score_before is None
-    assert back.extras == {}
+    assert back.tricks is None and back.deal is None and back.extras == {}
+    assert back.winner is Side.NS and back.score_before == (1, 2)  # the optional columns keep these
 
 
 def test_dump_refuses_a_sheet_without_the_required_columns():

@@ -82,6 +82,7 @@ from analysis.sim.faults import (
     for_format,
     sidecar_path,
 )
+from analysis.convert import score_sheet_record  # noqa: F401  (re-exported: the score sheet's view of a hand)
 from analysis.sim.personality import Player, make_pool
 from parsers.cards import describe_suit
 from parsers.model import Bid, HandRecord, SideScore, Trick
@@ -304,7 +305,7 @@ class _Game:
                             last.hand,
                             f"{winner.other} recorded as the winner; {winner} won "
                             f"(NS {_int(truth.totals[0])}, EW {_int(truth.totals[1])})",
-                            formats=PLAY_FORMATS,
+                            formats=ALL_FORMATS,  # the score sheet has a winner column too
                             side=winner.other,
                             field="winner",
                         )
@@ -881,28 +882,6 @@ def format_of(path: str | os.PathLike[str]) -> str:
     if fmt is None:
         raise ValueError(f"cannot tell the format of {os.fspath(path)!r}: use .jsonl, .spn or .csv, or pass fmt")
     return fmt
-
-
-def score_sheet_record(rec: HandRecord, ruleset: Ruleset | None = None) -> HandRecord:
-    """The record as a score sheet knows it: the tricks taken as played (what the table
-    counted, after the renege penalty where the ruleset has one), even where the log's
-    ``taken`` is missing or wrong.  Used for ``csv``."""
-    if rec.tricks is None:
-        return rec
-    rs = ruleset or get_ruleset(rec.rules)
-    if rs.renege_penalty_tricks > 0:
-        # the table moved tricks for each renege before writing them down
-        rp = replay_hand(rec, rs)
-        if rp.reneges:
-            bids = [b for b in rp.bids if b is not None]
-            taken_t = apply_renege_penalty(rp.taken, bids, rp.reneges, rs.renege_penalty_tricks)
-            return replace(rec, taken=tuple(taken_t))
-    taken = [0, 0, 0, 0]
-    deck = rs.deck
-    for t in rec.tricks:
-        if len(t.cards) == 4:
-            taken[t.leader.after(deck.winner_index(t.cards))] += 1
-    return replace(rec, taken=tuple(taken))
 
 
 def write_season(
