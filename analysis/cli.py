@@ -124,6 +124,10 @@ def _load(con, paths: list[Path], fmt: str | None, quiet: bool, show_errors: int
     except ValueError as exc:  # unknown --format
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    if not summary.files:
+        skipped = f" ({len(summary.skipped)} file(s) in no known format)" if summary.skipped else ""
+        err.print(f"error: no log files found in {', '.join(str(p) for p in paths)}{skipped}")
+        raise typer.Exit(EXIT_BAD_INPUT)
     return summary
 
 

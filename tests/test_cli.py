@@ -151,3 +151,9 @@ def test_unreadable_rules_in_a_log_exit_two(tmp_path):
     p.write_text(json.dumps(obj) + "\n")
     r = run("validate", p)
     assert r.exit_code == 2 and "RULES_INVALID" in r.output and "target" in r.output
+
+
+def test_a_folder_without_logs_is_an_error(tmp_path):
+    (tmp_path / "notes.md").write_text("# nothing here\n")
+    r = run("validate", tmp_path)
+    assert r.exit_code == 2 and "no log files found" in r.output
