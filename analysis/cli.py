@@ -53,6 +53,22 @@ FormatOpt = Annotated[
     typer.Option("--format", "-f", help="Read every file as this format (jsonl, spn, csv, ptn, openspiel) instead of detecting it."),
 ]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+EngineOpt = Annotated[
+    str,
+    typer.Option(
+        "--engine",
+        help="replay: the reference, hand by hand in Python. fast: DuckDB reads canonical JSON Lines and checks "
+        "clean games in SQL, sending any game that might hold a finding through the reference (same tables, "
+        "same findings; about 10x faster on large files, see docs/PERFORMANCE.md).",
+    ),
+]
+
+
+def _engine(engine: str) -> str:
+    if engine not in ("replay", "fast"):
+        err.print(f"error: --engine must be replay or fast, not {engine!r}")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    return engine
 
 
 def _n(count: int, noun: str) -> str:
@@ -113,8 +129,11 @@ def _open_db(db: Path | None, read_only: bool = False):
         raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
-def _load(con, paths: list[Path], fmt: str | None, quiet: bool, show_errors: int = 20):
-    from parsers.db import load_files
+def _load(con, paths: list[Path], fmt: str | None, quiet: bool, engine: str = "replay"):
+    if engine == "fast":
+        from analysis.fast import load_fast as load_files
+    else:
+        from parsers.db import load_files
 
     try:
         summary = load_files(con, paths, fmt=fmt, progress=not quiet and err.is_terminal)
@@ -168,6 +187,7 @@ def load(
     db: Annotated[Path, typer.Option("--db", help="DuckDB database file to write (created if missing).")],
     fmt: FormatOpt = None,
     quiet: QuietOpt = False,
+    engine: EngineOpt = "replay",
 ) -> None:
     """Read log files and folders into a DuckDB database (tables hands, deals, bids, plays, recorded_scores,
     load_errors).
@@ -177,13 +197,16 @@ def load(
     loaded, 2 when any was rejected.
     """
     con = _open_db(db)
-    summary = _load(con, paths, fmt, quiet)
+    summary = _load(con, paths, fmt, quiet, _engine(engine))
     _print_load_summary(con, summary, out)
     raise typer.Exit(EXIT_BAD_INPUT if summary.errors else EXIT_OK)
 
 
-def _run_check(con, rules, quiet: bool):
-    from analysis.checker import check_db
+def _run_check(con, rules, quiet: bool, engine: str = "replay"):
+    if engine == "fast":
+        from analysis.fast import check_fast as check_db
+    else:
+        from analysis.checker import check_db
 
     try:
         return check_db(con, rules=rules, progress=not quiet and err.is_terminal)
@@ -197,6 +220,7 @@ def check(
     db: Annotated[Path, typer.Option("--db", help="A database made by `spadework load`.")],
     rules: RulesOpt = None,
     quiet: QuietOpt = False,
+    engine: EngineOpt = "replay",
 ) -> None:
     """Replay every loaded hand and fill the derived tables (tricks, violations, hand_scores, games).
 
@@ -207,7 +231,7 @@ def check(
         raise typer.Exit(EXIT_BAD_INPUT)
     con = _open_db(db)
     rules_spec = _validate_rules(_parse_rules_option(rules))
-    _run_check(con, rules_spec, quiet)
+    _run_check(con, rules_spec, quiet, _engine(engine))
     from analysis.present import findings_by_code
 
     games, hands = con.execute("SELECT count(*), coalesce(sum(hands), 0) FROM games").fetchone()
@@ -228,6 +252,7 @@ def validate(
     as_json: Annotated[bool, typer.Option("--json", help="Print findings and scores as JSON instead of sentences.")] = False,
     limit: Annotated[int, typer.Option("--limit", min=0, help="Most findings printed per game (0 = all).")] = 0,
     quiet: QuietOpt = False,
+    engine: EngineOpt = "replay",
 ) -> None:
     """Load and check logs in one step, and print per game the findings a tournament director acts on.
 
@@ -235,9 +260,10 @@ def validate(
     1 when the check found illegal plays or wrong scores, 2 when some input could not be read.
     """
     rules_spec = _validate_rules(_parse_rules_option(rules))
+    engine = _engine(engine)
     con = _open_db(db)
-    summary = _load(con, paths, fmt, quiet or as_json)
-    _run_check(con, rules_spec, quiet or as_json)
+    summary = _load(con, paths, fmt, quiet or as_json, engine)
+    _run_check(con, rules_spec, quiet or as_json, engine)
     from analysis.present import print_validation, validation_json
 
     if as_json:
@@ -349,6 +375,28 @@ def stats(
     except ValueError as exc:  # unknown player: the message lists the known ones
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def bench(ctx: typer.Context) -> None:
+    """Run the validation benchmark (tests/benchmarks/bench_validate.py; run from a checkout).
+
+    Options are the script's: --hands N, --reps R, --threads 1,2 ... (`spadework bench --help-script`).
+    Results are printed and appended to tests/benchmarks/results.md.
+    """
+    import importlib.util
+
+    from analysis.sample import find
+
+    script = find("tests/benchmarks/bench_validate.py")
+    if script is None:
+        err.print("error: tests/benchmarks/bench_validate.py not found: run `spadework bench` inside a spadework checkout")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    spec = importlib.util.spec_from_file_location("bench_validate", script)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    args = ["--help" if a == "--help-script" else a for a in ctx.args]
+    raise typer.Exit(mod.main(args))
 
 
 def main() -> None:

@@ -157,3 +157,11 @@ def test_a_folder_without_logs_is_an_error(tmp_path):
     (tmp_path / "notes.md").write_text("# nothing here\n")
     r = run("validate", tmp_path)
     assert r.exit_code == 2 and "no log files found" in r.output
+
+
+@pytest.mark.parametrize("target", ["data/sample", "data/club_night.spn", "data/scoresheet.csv"])
+def test_fast_engine_gives_the_reference_findings(target):
+    ref = json.loads(run("validate", ROOT / target, "--json").output)
+    fast = json.loads(run("validate", ROOT / target, "--json", "--engine", "fast").output)
+    assert fast["findings_by_code"] == ref["findings_by_code"]
+    assert fast["games"] == ref["games"]

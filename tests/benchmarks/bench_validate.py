@@ -1,0 +1,603 @@
+#!/usr/bin/env python
+"""Benchmark of ``spadework validate`` against its floor and against OpenSpiel (issue 7).
+
+Run ``python tests/benchmarks/bench_validate.py [--hands N]`` (also the body of
+``spadework bench``: :func:`main` takes the argument list).  It
+
+1. generates N canonical JSON Lines hands with the simulator (``analysis.sim``; a small
+   rate of planted faults), cached under ``$SPADEWORK_BENCH_CACHE`` or
+   ``~/.cache/spadework-bench`` (never in the repository) and reused by later runs;
+2. measures, each stage in its own subprocess (so peak RSS is per stage), best and median
+   of ``--reps`` repetitions:
+
+   - ``floor``: DuckDB's bare ``read_json`` of the file plus unnesting the tricks to one
+     row per play, into a table (``floor_count``: the same query only counted);
+   - ``validate_fast``: ``spadework validate`` end to end on the fast path
+     (:func:`analysis.fast.validate_fast`: parse, load, replay and score, findings written
+     to the in-memory database), with 1 and 2 DuckDB threads;
+   - ``validate_ref``: the same with the reference path (``parsers.db.load_files`` +
+     ``analysis.checker.check_db``) on the first ``--ref-hands`` hands (it runs at about a
+     thousand hands a second);
+   - ``check_fast`` / ``check_ref``: the check alone on an already loaded database file;
+   - ``openspiel``: OpenSpiel's C++ replay (``pyspiel`` ``deserialize_state``) of the same
+     hands, converted to OpenSpiel actions beforehand (untimed), and ``openspiel_apply``:
+     the Python ``apply_action`` loop;
+
+3. prints hands per second, peak RSS and the ratios (validate / floor, check vs OpenSpiel,
+   2 threads vs 1) and appends a section to ``tests/benchmarks/results.md`` with the
+   machine (cores, memory), date and N.
+
+:func:`run_benchmark` returns everything as a dict.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+RESULTS = Path(__file__).with_name("results.md")
+DEFAULT_HANDS = 20_000
+DEFAULT_REF_HANDS = 3_000
+DEFAULT_MEMORY_LIMIT = "448MB"
+DEFAULT_FAULT_RATE = 0.001
+DATASET_VERSION = 1  # bump when the generator changes, so caches are not reused
+
+
+# --- the data set ----------------------------------------------------------------------------------
+
+
+def cache_dir() -> Path:
+    """``$SPADEWORK_BENCH_CACHE``, else ``$XDG_CACHE_HOME/spadework-bench`` or ``~/.cache/spadework-bench``."""
+    env = os.environ.get("SPADEWORK_BENCH_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "spadework-bench"
+
+
+def _generate_part(args: tuple[str, int, int, float, str]) -> int:
+    """Write ``hands`` simulated hands (whole games, the last one cut) to ``path``; returns the count."""
+    path, hands, seed, fault_rate, prefix = args
+    from analysis.sim.season import iter_season
+    from parsers.jsonl import dumps_record
+
+    n = 0
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        for g in iter_season(12, 10**9, seed, fault_rate=fault_rate, prefix=prefix):
+            for rec in g.records:
+                f.write(dumps_record(rec))
+                f.write("\n")
+                n += 1
+                if n >= hands:
+                    return n
+    return n
+
+
+def dataset(hands: int, seed: int = 1, fault_rate: float = DEFAULT_FAULT_RATE, workers: int | None = None, quiet: bool = False) -> Path:
+    """The cached JSON Lines file of ``hands`` simulated hands (generated in parallel parts when missing)."""
+    d = cache_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / f"season-v{DATASET_VERSION}-{hands}-s{seed}-f{fault_rate:g}.jsonl"
+    if path.exists():
+        return path
+    workers = workers or os.cpu_count() or 1
+    parts = max(1, min(workers, hands // 5000 or 1))
+    share = [hands // parts + (1 if i < hands % parts else 0) for i in range(parts)]
+    tmp = [str(path) + f".part{i}" for i in range(parts)]
+    t0 = time.perf_counter()
+    if not quiet:
+        print(f"generating {hands:,} hands with the simulator ({parts} process(es)) into {path} ...", flush=True)
+    jobs = [(tmp[i], share[i], seed * 1000 + i, fault_rate, f"b{seed}p{i}") for i in range(parts)]
+    if parts == 1:
+        _generate_part(jobs[0])
+    else:
+        import concurrent.futures as cf
+        import multiprocessing as mp
+
+        with cf.ProcessPoolExecutor(max_workers=parts, mp_context=mp.get_context("spawn")) as pool:
+            list(pool.map(_generate_part, jobs))
+    with open(str(path) + ".tmp", "wb") as out:
+        for p in tmp:
+            with open(p, "rb") as f:
+                shutil.copyfileobj(f, out, 1 << 24)
+            os.remove(p)
+    os.replace(str(path) + ".tmp", path)
+    if not quiet:
+        print(f"  done in {time.perf_counter() - t0:.0f}s ({path.stat().st_size / 1e9:.2f} GB)", flush=True)
+    return path
+
+
+def head_file(path: Path, lines: int) -> Path:
+    """A cached copy of the first ``lines`` lines of ``path``."""
+    out = path.with_name(path.stem + f".head{lines}.jsonl")
+    if not out.exists():
+        with open(path, "rb") as f, open(str(out) + ".tmp", "wb") as g:
+            for i, line in enumerate(f):
+                if i >= lines:
+                    break
+                g.write(line)
+        os.replace(str(out) + ".tmp", out)
+    return out
+
+
+def _code_version() -> str:
+    """A short hash of the fast path's source: a loaded database made by other code is not reused."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for f in sorted((ROOT / "analysis" / "fast").glob("*.py")) + [ROOT / "parsers" / "db.py", ROOT / "parsers" / "schema.py"]:
+        h.update(f.read_bytes())
+    return h.hexdigest()[:10]
+
+
+def loaded_db(path: Path, quiet: bool = False) -> Path:
+    """A cached DuckDB file with ``path`` loaded by the fast loader (the rows are the reference's),
+    rebuilt whenever the loader's code changes."""
+    db = path.with_name(f"{path.stem}.{_code_version()}.duckdb")
+    if not db.exists():
+        if not quiet:
+            print(f"loading {path.name} into {db.name} for the check-alone stages ...", flush=True)
+        _run_stage("prepare_db", {"file": str(path), "db": str(db) + ".tmp", "threads": os.cpu_count() or 1})
+        os.replace(str(db) + ".tmp", db)
+    return db
+
+
+# --- stages (each runs in a child process) ----------------------------------------------------------
+
+
+def _connect(args: dict[str, Any], path: str | None = None):
+    from parsers.db import connect
+
+    con = connect(path)
+    con.execute(f"SET threads = {int(args['threads'])}")
+    if args.get("memory_limit"):
+        con.execute(f"SET memory_limit = '{args['memory_limit']}'")
+        spill = tempfile.mkdtemp(prefix="spadework-bench-spill-")
+        con.execute(f"SET temp_directory = '{spill}'")
+    return con
+
+
+def _stage_floor(args: dict[str, Any]) -> dict[str, Any]:
+    con = _connect(args)
+    f = args["file"].replace("'", "''")
+    sql = (
+        "SELECT game_id, hand, t.leader, unnest(t.cards) AS card "
+        f"FROM (SELECT game_id, hand, unnest(tricks) AS t FROM read_json('{f}'))"
+    )
+    t0 = time.perf_counter()
+    if args.get("count"):
+        rows = con.execute(f"SELECT count(*) FROM ({sql})").fetchall()[0][0]
+    else:
+        con.execute(f"CREATE TABLE floor_plays AS {sql}").fetchall()
+        rows = con.execute("SELECT count(*) FROM floor_plays").fetchall()[0][0]
+    return {"seconds": time.perf_counter() - t0, "rows": rows}
+
+
+def _stage_validate_fast(args: dict[str, Any]) -> dict[str, Any]:
+    from analysis.fast import check as fc
+    from analysis.fast import load as fl
+    from analysis.fast import validate_fast
+
+    con = _connect(args)
+    t0 = time.perf_counter()
+    loaded, checked = validate_fast(con, [args["file"]], workers=int(args["threads"]))
+    total = time.perf_counter() - t0
+    found = con.execute("SELECT count(*) FROM violations").fetchall()[0][0]
+    return {
+        "seconds": total,
+        "hands": loaded.hands,
+        "errors": loaded.errors,
+        "findings": found,
+        "games_flagged": fc.STATS["flagged_games"],
+        "games": fc.STATS["games"],
+        "python_lines": fl.STATS["python_lines"],
+    }
+
+
+def _stage_validate_ref(args: dict[str, Any]) -> dict[str, Any]:
+    from analysis.checker import check_db
+    from parsers.db import load_files
+
+    con = _connect(args)
+    t0 = time.perf_counter()
+    loaded = load_files(con, [args["file"]])
+    check_db(con)
+    total = time.perf_counter() - t0
+    found = con.execute("SELECT count(*) FROM violations").fetchall()[0][0]
+    return {"seconds": total, "hands": loaded.hands, "findings": found}
+
+
+def _stage_prepare_db(args: dict[str, Any]) -> dict[str, Any]:
+    from analysis.fast import load_fast
+
+    con = _connect(args, args["db"])
+    t0 = time.perf_counter()
+    s = load_fast(con, [args["file"]])
+    con.close()
+    return {"seconds": time.perf_counter() - t0, "hands": s.hands}
+
+
+def _stage_check(args: dict[str, Any]) -> dict[str, Any]:
+    from analysis.checker import check_db
+    from analysis.fast import check_fast
+
+    con = _connect(args, args["db"])
+    t0 = time.perf_counter()
+    if args.get("ref"):
+        s = check_db(con)
+    else:
+        s = check_fast(con, workers=int(args["threads"]))
+    return {"seconds": time.perf_counter() - t0, "hands": s.hands, "findings": len(s.findings)}
+
+
+def openspiel_actions(obj: dict[str, Any]) -> list[int] | None:
+    """The OpenSpiel ``spades`` action history of one canonical hand, or ``None`` when it has none.
+
+    OpenSpiel deals action ``i`` to player ``i % 4``, takes the bids from player 0 and lets
+    player 0 lead, so player ``p`` is our seat ``p`` places left of the dealer's left
+    (the first bidder).  Cards: ``suit * 13 + rank`` (suits C D H S, ranks 2..A); a bid of
+    ``n`` is ``52 + n`` (a blind nil is a nil: OpenSpiel has none).
+    """
+    seats = "NESW"
+    try:
+        first = (seats.index(obj["dealer"]) + 1) % 4
+        deal = obj["deal"]
+        order = [seats[(first + p) % 4] for p in range(4)]
+        hands = [deal[s] for s in order]
+        if any(len(h) != 13 for h in hands):
+            return None
+        acts = [_card_action(hands[i % 4][i // 4]) for i in range(52)]
+        bids = {b["seat"]: b["bid"] for b in obj["bids"]}
+        acts += [52 + (0 if bids[s] == "nil" else int(bids[s])) for s in order]
+        tricks = obj.get("tricks") or []
+        if len(tricks) != 13:
+            return None
+        for t in tricks:
+            acts += [_card_action(c) for c in t["cards"]]
+        return acts if len(acts) == 108 else None
+    except (KeyError, ValueError, TypeError, IndexError):
+        return None
+
+
+def _card_action(card: str) -> int:
+    return "CDHS".index(card[1]) * 13 + "23456789TJQKA".index(card[0])
+
+
+def _openspiel_strings(path: str, limit: int | None) -> tuple[list[str], int]:
+    import orjson
+    import pyspiel
+
+    game = pyspiel.load_game("spades")
+    out: list[str] = []
+    skipped = 0
+    with open(path, "rb") as f:
+        for i, line in enumerate(f):
+            if limit is not None and i >= limit:
+                break
+            acts = openspiel_actions(orjson.loads(line))
+            if acts is None:
+                skipped += 1
+                continue
+            s = "\n".join(map(str, acts))
+            out.append(s)
+    # drop what OpenSpiel refuses (its bids: partners at most 13 together; illegal cards)
+    ok = []
+    for s in out:
+        try:
+            game.deserialize_state(s)
+            ok.append(s)
+        except Exception:  # pyspiel.SpielError
+            skipped += 1
+    return ok, skipped
+
+
+def _stage_openspiel(args: dict[str, Any]) -> dict[str, Any]:
+    import pyspiel
+
+    game = pyspiel.load_game("spades")
+    strings, skipped = _openspiel_strings(args["file"], args.get("limit"))
+    deser = game.deserialize_state
+    if args.get("apply"):
+        histories = [list(map(int, s.split("\n"))) for s in strings]
+        t0 = time.perf_counter()
+        for h in histories:
+            st = game.new_initial_state()
+            for a in h:
+                st.apply_action(a)
+        return {"seconds": time.perf_counter() - t0, "hands": len(histories), "skipped": skipped}
+    t0 = time.perf_counter()
+    for s in strings:
+        deser(s)
+    return {"seconds": time.perf_counter() - t0, "hands": len(strings), "skipped": skipped}
+
+
+STAGES = {
+    "floor": _stage_floor,
+    "validate_fast": _stage_validate_fast,
+    "validate_ref": _stage_validate_ref,
+    "prepare_db": _stage_prepare_db,
+    "check": _stage_check,
+    "openspiel": _stage_openspiel,
+}
+
+
+def _child(name: str, args_json: str) -> None:
+    args = json.loads(args_json)
+    out = STAGES[name](args)
+    out["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # worker processes of the reference check on flagged games (largest one), reported apart
+    out["rss_children_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    sys.stdout.write("\n" + json.dumps(out) + "\n")
+
+
+def _run_stage(name: str, args: dict[str, Any]) -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--stage", name, "--stage-args", json.dumps(args)],
+        capture_output=True,
+        text=True,
+        cwd=str(ROOT),
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"stage {name} failed:\n{proc.stderr[-4000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _measure(name: str, args: dict[str, Any], reps: int, hands: int) -> dict[str, Any]:
+    runs = [_run_stage(name, args) for _ in range(reps)]
+    secs = [r["seconds"] for r in runs]
+    best = min(secs)
+    out = {k: v for k, v in runs[0].items() if k not in ("seconds", "rss_mb", "rss_children_mb")}
+    out.update(
+        best=best,
+        median=statistics.median(secs),
+        runs=secs,
+        rss_mb=max(r["rss_mb"] for r in runs),
+        rss_children_mb=max(r.get("rss_children_mb", 0) for r in runs),
+        hands_per_s=(out.get("hands") or hands) / best if best > 0 else None,
+    )
+    return out
+
+
+# --- the whole benchmark ---------------------------------------------------------------------------
+
+
+def machine() -> dict[str, Any]:
+    mem = None
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    mem = int(line.split()[1]) / 1024 / 1024
+    except OSError:
+        pass
+    import duckdb
+
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=str(ROOT)
+        ).stdout.strip() or None
+    except OSError:
+        commit = None
+    return {
+        "cores": os.cpu_count(),
+        "memory_gib": None if mem is None else round(mem, 1),
+        "python": platform.python_version(),
+        "duckdb": duckdb.__version__,
+        "platform": platform.platform(),
+        "commit": commit,
+        "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
+    }
+
+
+def run_benchmark(
+    hands: int = DEFAULT_HANDS,
+    reps: int = 3,
+    *,
+    threads: tuple[int, ...] = (1, 2),
+    seed: int = 1,
+    fault_rate: float = DEFAULT_FAULT_RATE,
+    ref_hands: int = DEFAULT_REF_HANDS,
+    memory_limit: str = DEFAULT_MEMORY_LIMIT,
+    openspiel: bool = True,
+    quiet: bool = False,
+) -> dict[str, Any]:
+    """Generate (or reuse) ``hands`` simulated hands and measure every stage ``reps`` times.
+
+    Returns ``{"hands", "file", "file_bytes", "machine", "date", "stages", "ratios",
+    "targets"}``; ``stages`` maps ``name@threads`` to best/median seconds, hands per
+    second and peak RSS in MiB.  ``ref_hands``: hands for the reference path (0 = skip).
+    """
+    path = dataset(hands, seed, fault_rate, quiet=quiet)
+    top = max(threads)
+    stages: dict[str, Any] = {}
+
+    def run(key: str, name: str, args: dict[str, Any], n: int, r: int = reps) -> None:
+        if not quiet:
+            print(f"  {key:<24}", end="", flush=True)
+        res = _measure(name, args, r, n)
+        stages[key] = res
+        if not quiet:
+            print(
+                f" best {res['best']:8.2f}s  median {res['median']:8.2f}s  {res['hands_per_s'] or 0:>12,.0f} hands/s"
+                f"  RSS {res['rss_mb']:7.0f} MiB",
+                flush=True,
+            )
+
+    base = {"file": str(path), "memory_limit": memory_limit}
+    if not quiet:
+        print(f"benchmark: {hands:,} hands, {path.stat().st_size / 1e6:,.0f} MB, {reps} repetition(s)")
+    for t in threads:
+        run(f"floor@{t}", "floor", {**base, "threads": t}, hands)
+    run(f"floor_count@{top}", "floor", {**base, "threads": top, "count": True}, hands)
+    for t in threads:
+        run(f"validate_fast@{t}", "validate_fast", {**base, "threads": t}, hands)
+    db = loaded_db(path, quiet=quiet)
+    for t in threads:
+        run(f"check_fast@{t}", "check", {"db": str(db), "threads": t, "memory_limit": memory_limit}, hands)
+    if ref_hands:
+        n_ref = min(ref_hands, hands)
+        small = head_file(path, n_ref)
+        run(f"validate_ref@{top}", "validate_ref", {"file": str(small), "threads": top, "memory_limit": None}, n_ref, 1)
+        small_db = loaded_db(small, quiet=True)
+        run(f"check_ref@{top}", "check", {"db": str(small_db), "threads": top, "ref": True}, n_ref, 1)
+    if openspiel:
+        try:
+            import pyspiel  # noqa: F401
+
+            run("openspiel_deserialize@1", "openspiel", {"file": str(path)}, hands)
+            n_apply = min(hands, 100_000)
+            run("openspiel_apply@1", "openspiel", {"file": str(path), "apply": True, "limit": n_apply}, n_apply, 1)
+        except ImportError:
+            if not quiet:
+                print("  openspiel: not installed, skipped")
+    result = {
+        "hands": hands,
+        "file": str(path),
+        "file_bytes": path.stat().st_size,
+        "reps": reps,
+        "memory_limit": memory_limit,
+        "fault_rate": fault_rate,
+        "machine": machine(),
+        "date": _dt.datetime.now().isoformat(timespec="seconds"),
+        "stages": stages,
+    }
+    result["ratios"], result["targets"] = _ratios(stages, threads)
+    return result
+
+
+def _ratios(stages: dict[str, Any], threads: tuple[int, ...]) -> tuple[dict[str, float], dict[str, bool]]:
+    top, low = max(threads), min(threads)
+    r: dict[str, float] = {}
+    t: dict[str, bool] = {}
+
+    def best(key: str) -> float | None:
+        return stages[key]["best"] if key in stages else None
+
+    v, f, fc = best(f"validate_fast@{top}"), best(f"floor@{top}"), best(f"floor_count@{top}")
+    if v and f:
+        r["validate_fast / floor"] = v / f
+        t["validate within 2x the floor"] = v / f <= 2.0
+    if v and fc:
+        r["validate_fast / floor_count"] = v / fc
+    c, o = best(f"check_fast@{top}"), best("openspiel_deserialize@1")
+    if c and o:
+        hc = stages[f"check_fast@{top}"]["hands_per_s"]
+        ho = stages["openspiel_deserialize@1"]["hands_per_s"]
+        r["check_fast hands/s / openspiel hands/s"] = hc / ho
+        t["check at least as fast as OpenSpiel deserialize_state"] = hc >= ho
+    for name in ("validate_fast", "check_fast", "floor"):
+        a, b = best(f"{name}@{low}"), best(f"{name}@{top}")
+        if a and b and top != low:
+            r[f"{name} speedup {top} vs {low} threads"] = a / b
+    if f"validate_fast@{top}" in stages and f"validate_fast@{low}" in stages and top != low:
+        t[f"{top} threads at least 1.7x one"] = r[f"validate_fast speedup {top} vs {low} threads"] >= 1.7
+    rss = max((s["rss_mb"] for k, s in stages.items() if k.startswith(("validate_fast", "check_fast"))), default=None)
+    if rss is not None:
+        r["peak RSS MiB (fast path)"] = rss
+        t["peak RSS under 1 GiB"] = rss < 1024
+    vr = stages.get(f"validate_ref@{top}")
+    if vr and v:
+        r["validate_fast hands/s / validate_ref hands/s"] = stages[f"validate_fast@{top}"]["hands_per_s"] / vr["hands_per_s"]
+    return r, t
+
+
+def format_results(result: dict[str, Any], command: str) -> str:
+    """The Markdown section appended to results.md."""
+    m = result["machine"]
+    lines = [
+        f"## {result['date']}: {result['hands']:,} hands ({result['file_bytes'] / 1e9:.2f} GB)",
+        "",
+        f"`{command}`  ",
+        f"machine: {m['cores']} cores, {m['memory_gib']} GiB, {m['platform']}, Python {m['python']}, "
+        f"DuckDB {m['duckdb']}, commit {m['commit']}, load average at the end {m['load_average']}  ",
+        f"repetitions: {result['reps']} (best and median); DuckDB memory_limit {result['memory_limit']}; "
+        f"planted fault rate {result['fault_rate']:g} per hand",
+        "",
+        "| stage | threads | best s | median s | hands/s | peak RSS MiB | worker RSS MiB | notes |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for key, s in result["stages"].items():
+        name, _, th = key.partition("@")
+        notes = []
+        for k in ("hands", "findings", "games_flagged", "games", "python_lines", "skipped", "rows"):
+            if k in s:
+                notes.append(f"{k} {s[k]:,}")
+        lines.append(
+            f"| {name} | {th} | {s['best']:.2f} | {s['median']:.2f} | {s['hands_per_s'] or 0:,.0f} | "
+            f"{s['rss_mb']:,.0f} | {s.get('rss_children_mb', 0):,.0f} | {', '.join(notes)} |"
+        )
+    lines += ["", "| ratio | value |", "|---|---:|"]
+    for k, v in result["ratios"].items():
+        lines.append(f"| {k} | {v:,.2f} |")
+    lines += ["", "| target | met |", "|---|---|"]
+    for k, v in result["targets"].items():
+        lines.append(f"| {k} | {'yes' if v else 'NO'} |")
+    return "\n".join(lines) + "\n\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: ``bench_validate.py [--hands N] [--reps R] ...``; returns the exit status."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--hands", type=int, default=DEFAULT_HANDS, help=f"hands to generate and validate (default {DEFAULT_HANDS:,})")
+    p.add_argument("--reps", type=int, default=3, help="repetitions of each stage (best and median are reported)")
+    p.add_argument("--threads", default="1,2", help="DuckDB thread counts to compare (default 1,2)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--fault-rate", type=float, default=DEFAULT_FAULT_RATE, help="planted faults per hand")
+    p.add_argument("--ref-hands", type=int, default=DEFAULT_REF_HANDS, help="hands for the reference path (0 = skip)")
+    p.add_argument("--memory-limit", default=DEFAULT_MEMORY_LIMIT, help="DuckDB memory_limit of the fast path")
+    p.add_argument("--no-openspiel", action="store_true")
+    p.add_argument("--no-results", action="store_true", help="do not append to tests/benchmarks/results.md")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--stage", help=argparse.SUPPRESS)
+    p.add_argument("--stage-args", help=argparse.SUPPRESS)
+    a = p.parse_args(argv)
+    if a.stage:
+        _child(a.stage, a.stage_args)
+        return 0
+    threads = tuple(sorted({int(x) for x in a.threads.split(",")}))
+    result = run_benchmark(
+        a.hands,
+        a.reps,
+        threads=threads,
+        seed=a.seed,
+        fault_rate=a.fault_rate,
+        ref_hands=a.ref_hands,
+        memory_limit=a.memory_limit,
+        openspiel=not a.no_openspiel,
+        quiet=a.json,
+    )
+    command = "python tests/benchmarks/bench_validate.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    if a.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print()
+        for k, v in result["ratios"].items():
+            print(f"  {k:<48} {v:10.2f}")
+        for k, v in result["targets"].items():
+            print(f"  target: {k:<48} {'met' if v else 'NOT met'}")
+    if not a.no_results:
+        with open(RESULTS, "a", encoding="utf-8") as f:
+            if RESULTS.stat().st_size == 0 if RESULTS.exists() else True:
+                f.write("# Benchmark results (appended by tests/benchmarks/bench_validate.py)\n\n")
+            f.write(format_results(result, command.strip()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
