@@ -4,34 +4,35 @@
 and ``games`` (TABLES.md) of a loaded database with exactly the rows
 :func:`analysis.checker.check_db` writes.  It works in three steps:
 
-1. **Per hand, in SQL.**  The loaded rows of each hand are folded into a few integer
-   lists (cards in play order, the deal, leaders and recorded winners, bids) and SQL
-   list functions replay the hand: trick winners (highest spade, else highest card of
-   the suit led), tricks taken, and every rule RULES.md sections 1, 3 and 4 state -
-   each card held by the seat that plays it (the play, seat by seat, is exactly the
-   deal), follow suit (a seat that shows out of a suit must not play that suit in a
-   later trick), no spade led on trick 1 or before spades are broken while the leader
-   holds another suit, each trick led by the winner of the one before, bids in turn
-   from the dealer's left and valid, recorded winners and tricks taken as replayed.
-   Any doubt marks the hand as *flagged*.
-2. **Per game, in SQL.**  Window functions score the game: points per side and hand
-   (contract, overtricks, nil, failed-nil option, 10-for-200), bags accumulated from the
-   starting state with the penalty ``floor(cumulative bags / limit)`` applied where the
-   count crosses a multiple of the limit, running totals, the hand that ends the game
-   (first hand where a side has reached the target with unequal totals, or mercy).  A
-   game is flagged when a hand is flagged, the dealer does not rotate, a recorded
-   score, bag count, ``score_before``/``bags_before`` or winner differs from the
-   recomputed one, a hand follows the end, the rules differ between hands, or its
-   ruleset is one the SQL does not implement (another deck, 2C leads, spades led any
-   time, renege penalties, a fixed dealer, blind numeric bids; any blind bid).
+1. **Per hand, in SQL.**  Each hand's play, deal, recorded leaders and winners and bids
+   are folded into a few 64-bit integers (:data:`PACKED_COLUMNS`: read from ``fast_hands``,
+   which the fast loader keeps, or computed from the loaded tables with order-independent
+   ``bit_or`` aggregates), and scalar SQL arithmetic replays the hand - no lists, no
+   lambdas: trick winners (highest spade, else highest card of the suit led), tricks
+   taken, and every rule RULES.md sections 1, 3 and 4 state: each card held by the seat
+   that plays it (each seat plays exactly its dealt cards), follow suit (a seat that
+   shows out of a suit must not play that suit in a later trick), no spade led on trick 1
+   or before spades are broken while the leader holds another suit, each trick led by the
+   winner of the one before, bids in turn from the dealer's left and valid, recorded
+   winners and tricks taken as replayed.  Any doubt marks the hand as *flagged*.
+2. **Per game, in SQL.**  One window pass scores the game: points per side and hand
+   (contract, overtricks, nil and blind nil, failed-nil option, 10-for-200), bags
+   accumulated from the starting state with the penalties ``floor(cumulative bags /
+   limit)``, running totals, the hand that ends the game (first hand where a side has
+   reached the target with unequal totals, or mercy).  A game is flagged when a hand is
+   flagged, the dealer does not rotate, a recorded score, bag count,
+   ``score_before``/``bags_before`` or winner differs from the recomputed one, a blind nil
+   is not allowed by the recomputed totals, a hand follows the end, the rules differ
+   between hands, or its ruleset is one the SQL does not implement (:func:`sql_supports`).
 3. **Flagged games, by the reference.**  They are read back with
    :func:`parsers.db.iter_records` and checked by :func:`analysis.checker.check_game`
    (in worker processes when there are many), so every finding and message is the
    reference's own.
 
-The filter is conservative: a flagged game may well be clean, but a game that passes
-it has no finding under the reference checker, and its derived rows are the ones the
+The filter is conservative: a flagged game may well be clean, but a game that passes it
+has no finding under the reference checker, and its derived rows are the ones the
 reference computes (``tests/test_fastpath.py`` shows the two agree row for row).
+Hands are processed in parts of :data:`HANDS_PER_PART` (whole games) so memory stays flat.
 """
 
 from __future__ import annotations
@@ -52,9 +53,10 @@ TIMINGS: dict[str, float] | None = None
 """Set to a dict to collect seconds per step (wall clock)."""
 
 WORKERS_MIN_GAMES = 400
+"""Flagged games above which the reference check runs in worker processes."""
+
 HANDS_PER_PART = 250_000
 """Hands checked per SQL pass (a pass holds its hands' facts in memory; games never straddle passes)."""
-"""Flagged games above which the reference check runs in worker processes."""
 
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"  # suit index 3 = spades
