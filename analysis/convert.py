@@ -8,9 +8,14 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from parsers import formats
 from parsers.io import strip_gz
 from parsers.model import HandRecord, LoadError
+
+if TYPE_CHECKING:
+    from analysis.rules import Ruleset
 
 _OUT_EXT = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".spn": "spn", ".csv": "csv"}
 

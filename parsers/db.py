@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -361,25 +362,10 @@ def load_files(
     """
     summary = LoadSummary()
     paths = list(paths)
-    explicit = {display_name(p) for p in paths}
     files = list(walk(paths))
     bar = _Progress(len(files)) if progress else None
     try:
-        for path in files:
-            source = display_name(path)
-            file_fmt = fmt
-            if source not in explicit and path.name.endswith(SIDECAR_SUFFIX):
-                continue  # the simulator's list of planted faults beside a log, not a log
-            if file_fmt is None:
-                try:
-                    file_fmt = formats.detect(path)
-                except formats.UnknownFormat:
-                    if source not in explicit:
-                        if path.suffix.lower() not in QUIET_SKIP:
-                            summary.skipped.append(source)
-                        if bar:
-                            bar.advance_file(source)
-                        continue
+        for path, source, file_fmt in log_files(paths, files, fmt, summary, bar):
             items = _with_empty_check(formats.load(path, fmt=file_fmt, source=source), source)
             on_batch = bar.on_batch if bar else None
             summary.files.append(load_items(con, items, source, file_fmt, on_batch))
@@ -389,6 +375,34 @@ def load_files(
         if bar:
             bar.close()
     return summary
+
+
+def log_files(
+    paths: list, files: list[Path], fmt: str | None, summary: LoadSummary, bar: "_Progress | None" = None
+) -> Iterator[tuple[Path, str, str | None]]:
+    """The log files among ``files`` (found under ``paths``), each with its ``source_file`` name and format.
+
+    Inside folders, the simulator's sidecars are passed over, and files in no known format are
+    listed in ``summary.skipped`` (quietly for docs and notebooks); a file named explicitly always
+    comes out (an unknown format then gives a ``load_errors`` row).  Shared by every loader.
+    """
+    explicit = {display_name(p) for p in paths}
+    for path in files:
+        source = display_name(path)
+        if source not in explicit and path.name.endswith(SIDECAR_SUFFIX):
+            continue  # the simulator's list of planted faults beside a log, not a log
+        file_fmt = fmt
+        if file_fmt is None:
+            try:
+                file_fmt = formats.detect(path)
+            except formats.UnknownFormat:
+                if source not in explicit:
+                    if path.suffix.lower() not in QUIET_SKIP:
+                        summary.skipped.append(source)
+                    if bar:
+                        bar.advance_file(source)
+                    continue
+        yield path, source, file_fmt
 
 
 def _with_empty_check(items: Iterator[HandRecord | LoadError], source: str) -> Iterator[HandRecord | LoadError]:

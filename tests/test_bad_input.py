@@ -5,8 +5,6 @@ import gzip
 import subprocess
 import sys
 
-import orjson
-
 from parsers import db
 from tests.test_jsonl import line
 

@@ -2,10 +2,8 @@ import orjson
 import pytest
 
 from parsers import db, jsonl
-from parsers.model import LoadError
-from parsers.seats import Seat
 
-from tests.test_jsonl import GOOD, line
+from tests.test_jsonl import line
 
 # A complete, legal hand (each seat plays one suit in turn is not legal, so build it by rank).
 SUITS = "CDHS"

@@ -38,7 +38,7 @@ from analysis.simulate import (
 )
 from parsers import formats
 from parsers.model import HandRecord, LoadError
-from parsers.seats import SEATS, Seat, Side
+from parsers.seats import Seat, Side
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -45,12 +45,11 @@ import pyarrow as pa
 
 from analysis.fast.check import PACKED_DDL, packed_from_stage_sql, packed_from_tables_sql
 from parsers import formats
-from parsers.io import display_name, open_binary, strip_gz, walk
+from parsers.io import open_binary, strip_gz, walk
 from parsers.model import HandRecord, LoadError
 
 # The Python loader's pieces we reuse so the rows are the same by construction.
 from parsers.db import (  # noqa: F401  (FileResult, LoadSummary re-exported for callers)
-    QUIET_SKIP,
     FileResult,
     LoadSummary,
     _add_record,
@@ -59,6 +58,7 @@ from parsers.db import (  # noqa: F401  (FileResult, LoadSummary re-exported for
     _Progress,
     _with_empty_check,
     load_items,
+    log_files,
     out_of_range,
 )
 
@@ -893,7 +893,6 @@ def load_fast(
     """
     summary = LoadSummary()
     paths = list(paths)
-    explicit = {os.path.normpath(os.fspath(p)) for p in paths}
     files = list(walk(paths))
     bar = _Progress(len(files)) if progress else None
     for k in STATS:
@@ -905,19 +904,7 @@ def load_fast(
     _x(con, "misc", f"DELETE FROM {STATE_TABLE}")  # whatever it said no longer holds
     workdir = tempfile.mkdtemp(prefix="spadework-fast-", dir=_scratch_dir())
     try:
-        for path in files:
-            source = display_name(path)
-            file_fmt = fmt
-            if file_fmt is None:
-                try:
-                    file_fmt = formats.detect(path)
-                except formats.UnknownFormat:
-                    if source not in explicit:
-                        if path.suffix.lower() not in QUIET_SKIP:
-                            summary.skipped.append(source)
-                        if bar:
-                            bar.advance_file(source)
-                        continue
+        for path, source, file_fmt in log_files(paths, files, fmt, summary, bar):
             on_batch = bar.on_batch if bar else None
             result = None
             if file_fmt == "jsonl" and fast_format(path, file_fmt):

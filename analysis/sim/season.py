@@ -65,7 +65,7 @@ from analysis.findings import (
     TRICK_WINNER_MISMATCH,
     TRICKS_TAKEN_MISMATCH,
 )
-from analysis.replay import CompletedTrick, PlayState, first_leader, legal_cards, replay_hand
+from analysis.replay import CompletedTrick, PlayState, first_leader, legal_cards
 from analysis.rules import Ruleset, changed_options, get_ruleset
 from analysis.scoring import ScoreChain, SideResult, apply_renege_penalty, score_hand
 from analysis.sim.bots import HandPlay, choose_bids, deck_info
