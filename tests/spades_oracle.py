@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from parsers.cards import STANDARD_DECK
+from parsers.cards import STANDARD_DECK, Deck
 from parsers.model import HandRecord
 from parsers.seats import SIDES, Seat, Side
 
@@ -144,3 +144,30 @@ def group_games(records: Sequence[HandRecord]) -> dict[str, list[HandRecord]]:
 
 
 __all__ = ["Replay", "SideResult", "group_games", "replay", "score_game", "score_hand"]
+
+
+def illegal_plays(rec: HandRecord, deck: Deck, lead_spades_any_time: bool = False) -> list[str]:
+    """A small independent replay of RULES.md section 4 (leaders, cards held, spades broken, follow suit)
+    over a record with a deal; returns one sentence per illegal play, in order."""
+    hands = {s: set(rec.deal[s]) for s in Seat}
+    found: list[str] = []
+    broken = False
+    expected = rec.dealer.left
+    for k, trick in enumerate(rec.tricks, 1):
+        if trick.leader != expected:
+            found.append(f"trick {k}: led by {trick.leader}, expected {expected}")
+        led = trick.cards[0]
+        for seat, card in zip(trick.seats(), trick.cards):
+            hand = hands[seat]
+            if card not in hand:
+                found.append(f"trick {k}: {seat} does not hold {card}")
+            if seat == trick.leader:
+                if deck.is_spade(card) and not broken and not lead_spades_any_time and deck.without_trumps(hand):
+                    found.append(f"trick {k}: {seat} led spade {card} before spades were broken")
+            elif deck.suit(card) != deck.suit(led) and any(deck.suit(c) == deck.suit(led) for c in hand):
+                found.append(f"trick {k}: {seat} reneged with {card}")
+            hand.discard(card)
+        broken = broken or any(deck.is_spade(c) for c in trick.cards)
+        if len(trick.cards) == 4:
+            expected = trick.seats()[deck.winner_index(trick.cards)]
+    return found

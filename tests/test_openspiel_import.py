@@ -12,6 +12,7 @@ from parsers import jsonl, openspiel
 from parsers.cards import STANDARD_CARDS, STANDARD_DECK
 from parsers.model import HandRecord, LoadError, RecordError
 from parsers.seats import Seat, Side
+from tests.spades_oracle import illegal_plays as oracle_illegal_plays
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "openspiel"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "openspiel"
@@ -36,28 +37,8 @@ def taken(rec: HandRecord) -> list[int]:
 
 
 def illegal_plays(rec: HandRecord) -> list[str]:
-    """An independent replay of RULES.md section 4 with the standard deck (spades broken rule included)."""
-    deck = STANDARD_DECK
-    hands = {s: set(rec.deal[s]) for s in Seat}
-    found, broken, expected = [], False, rec.dealer.left
-    for k, trick in enumerate(rec.tricks, 1):
-        if trick.leader != expected:
-            found.append(f"trick {k}: led by {trick.leader}, expected {expected}")
-        led = trick.cards[0]
-        for seat, card in zip(trick.seats(), trick.cards):
-            hand = hands[seat]
-            if card not in hand:
-                found.append(f"trick {k}: {seat} does not hold {card}")
-            if seat == trick.leader:
-                if deck.is_spade(card) and not broken and deck.without_trumps(hand):
-                    found.append(f"trick {k}: {seat} led {card} before spades were broken")
-            elif deck.suit(card) != deck.suit(led) and any(deck.suit(c) == deck.suit(led) for c in hand):
-                found.append(f"trick {k}: {seat} reneged with {card}")
-            hand.discard(card)
-        broken = broken or any(deck.is_spade(c) for c in trick.cards)
-        if len(trick.cards) == 4:
-            expected = trick.seats()[deck.winner_index(trick.cards)]
-    return found
+    """The independent replay of tests.spades_oracle with the standard deck (spades broken rule included)."""
+    return oracle_illegal_plays(rec, STANDARD_DECK)
 
 
 # --- the shared corpus -------------------------------------------------------------------------------
@@ -172,7 +153,7 @@ def test_illegal_histories_load_as_written(edge):
     assert illegal_plays(edge[1]) == ["trick 1: E reneged with 2D"]
     # N leads his top spade to trick 1 while holding other suits (OpenSpiel's legal actions never offer it)
     findings = illegal_plays(edge[2])
-    assert findings == ["trick 1: N led QS before spades were broken"]
+    assert findings == ["trick 1: N led spade QS before spades were broken"]
     assert edge[2].score_before == (-298, 76) and edge[2].bags_before == (2, 6)
 
 

@@ -11,6 +11,7 @@ from parsers import jsonl, trickster
 from parsers.cards import JOKER_DECK, NYC_DECK, STANDARD_DECK, Deck
 from parsers.model import HandRecord, LoadError
 from parsers.seats import Seat, Side
+from tests.spades_oracle import illegal_plays
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "trickster"
@@ -39,30 +40,6 @@ def taken_by_side(rec: HandRecord, deck: Deck) -> dict[Side, int]:
     return out
 
 
-def illegal_plays(rec: HandRecord, deck: Deck, lead_spades_any_time: bool = False) -> list[str]:
-    """A small independent replay (RULES.md section 4) used to prove the derived play order legal."""
-    hands = {s: set(rec.deal[s]) for s in Seat}
-    found: list[str] = []
-    broken = False
-    expected = rec.dealer.left
-    for k, trick in enumerate(rec.tricks, 1):
-        if trick.leader != expected:
-            found.append(f"trick {k}: led by {trick.leader}, expected {expected}")
-        led = trick.cards[0]
-        for seat, card in zip(trick.seats(), trick.cards):
-            hand = hands[seat]
-            if card not in hand:
-                found.append(f"trick {k}: {seat} does not hold {card}")
-            if seat == trick.leader:
-                if deck.is_spade(card) and not broken and not lead_spades_any_time and deck.without_trumps(hand):
-                    found.append(f"trick {k}: {seat} led spade {card} before spades were broken")
-            elif deck.suit(card) != deck.suit(led) and any(deck.suit(c) == deck.suit(led) for c in hand):
-                found.append(f"trick {k}: {seat} reneged with {card}")
-            hand.discard(card)
-        broken = broken or any(deck.is_spade(c) for c in trick.cards)
-        if len(trick.cards) == 4:
-            expected = trick.seats()[deck.winner_index(trick.cards)]
-    return found
 
 
 # --- the real sample of issue 335 ----------------------------------------------------------------
