@@ -414,7 +414,8 @@ def hand_facts_sql(source: str, debug: bool = False) -> str:
     flagged), ``wp``/``ledp``/``lp`` (winner, led suit, leader: 2 bits per trick), ``fs``
     (first trick holding a spade), ``tk0..tk3`` (tricks per seat), ``bv0..bv3`` (bid per seat,
     0 = nil), ``bb0..bb3`` (blind nil), the recorded winner and scores, and the ruleset's
-    scoring parameters.
+    scoring parameters.  ``debug``: one boolean column per rule check instead (to see why a
+    hand is flagged).
     """
     # level 1: cards, leaders, recorded winners, bids per bid order
     cards = ", ".join(f"{_card(p)} AS c{p}" for p in range(52))

@@ -170,6 +170,9 @@ def _connect(args: dict[str, Any], path: str | None = None):
         con.execute(f"SET memory_limit = '{args['memory_limit']}'")
         spill = tempfile.mkdtemp(prefix="spadework-bench-spill-")
         con.execute(f"SET temp_directory = '{spill}'")
+        import atexit
+
+        atexit.register(shutil.rmtree, spill, True)
     return con
 
 
