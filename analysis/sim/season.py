@@ -757,6 +757,13 @@ class _Planter:
         return card, None
 
 
+def _check_kinds(kinds: Sequence[str] | None) -> None:
+    """Raise ``ValueError`` naming the known kinds when ``kinds`` holds an unknown fault kind."""
+    bad = [k for k in kinds or () if k not in KINDS]
+    if bad:
+        raise ValueError(f"unknown fault kind {bad[0]!r} (known: {', '.join(KINDS)})")
+
+
 def simulate_game(
     spec: GameSpec,
     rules: str | dict[str, Any] = "standard",
@@ -771,10 +778,7 @@ def simulate_game(
     :class:`~analysis.rules.RulesError` for unknown rules, ``ValueError`` for an unknown kind.
     """
     rs = get_ruleset(rules)
-    if kinds is not None:
-        bad = [k for k in kinds if k not in KINDS]
-        if bad:
-            raise ValueError(f"unknown fault kind {bad[0]!r} (known: {', '.join(KINDS)})")
+    _check_kinds(kinds)
     return _Game(spec, rs, _rules_value(rules), fault_rate, kinds).run()
 
 
@@ -811,10 +815,7 @@ def iter_season(
     if not 0.0 <= fault_rate <= 1.0:
         raise ValueError(f"fault_rate must be between 0 and 1, not {fault_rate}")
     rs = get_ruleset(rules)
-    if kinds is not None:
-        bad = [k for k in kinds if k not in KINDS]
-        if bad:
-            raise ValueError(f"unknown fault kind {bad[0]!r} (known: {', '.join(KINDS)})")
+    _check_kinds(kinds)
     rules_value = _rules_value(rules)
     rng = random.Random(seed)
     pool = make_pool(players, rng, personalities)
