@@ -57,18 +57,86 @@ EngineOpt = Annotated[
     str,
     typer.Option(
         "--engine",
-        help="replay: the reference, hand by hand in Python. fast: DuckDB reads canonical JSON Lines and checks "
-        "clean games in SQL, sending any game that might hold a finding through the reference (same tables, "
-        "same findings; about 10x faster on large files, see docs/PERFORMANCE.md).",
+        help="auto (default): fast for large inputs (64 MB of logs or more; `check`: 50,000 hands or more), "
+        "replay otherwise. replay: the reference, hand by hand in Python. fast: DuckDB reads canonical JSON "
+        "Lines and checks clean games in SQL, sending any game that might hold a finding through the reference "
+        "(same tables, same findings; about 10x faster on large files, see docs/PERFORMANCE.md).",
+    ),
+]
+MemoryOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--memory-limit",
+        help="DuckDB memory limit such as 448MB or 4GB; beyond it DuckDB spills to a temporary folder. "
+        "Default: 448MB with the fast engine (peak memory then stays under 1 GiB however large the logs), "
+        "DuckDB's own default (80% of RAM) with replay.",
+        show_default=False,
     ),
 ]
 
+ENGINES = ("auto", "fast", "replay")
+AUTO_FAST_BYTES = 64 * 1024 * 1024
+"""``--engine auto`` takes the fast path when the logs named add up to this many bytes or more."""
+AUTO_FAST_HANDS = 50_000
+"""``check --engine auto`` takes the fast path when the database holds this many hands or more."""
+FAST_MEMORY_LIMIT = "448MB"
+"""DuckDB's memory limit under the fast engine unless ``--memory-limit`` says otherwise."""
+
 
 def _engine(engine: str) -> str:
-    if engine not in ("replay", "fast"):
-        err.print(f"error: --engine must be replay or fast, not {engine!r}")
+    if engine not in ENGINES:
+        err.print(f"error: --engine must be one of {', '.join(ENGINES)}, not {engine!r}")
         raise typer.Exit(EXIT_BAD_INPUT)
     return engine
+
+
+def _engine_for_logs(engine: str, paths: list[Path]) -> str:
+    """``auto`` -> ``fast`` when the logs named add up to AUTO_FAST_BYTES or more, else ``replay``."""
+    engine = _engine(engine)
+    if engine != "auto":
+        return engine
+    from parsers.io import walk
+
+    total = 0
+    try:
+        for f in walk(paths):
+            total += f.stat().st_size
+            if total >= AUTO_FAST_BYTES:
+                return "fast"
+    except OSError:  # a missing path: the loader reports it
+        pass
+    return "replay"
+
+
+def _engine_for_db(engine: str, con) -> str:
+    """``auto`` -> ``fast`` when the database holds AUTO_FAST_HANDS hands or more, else ``replay``."""
+    engine = _engine(engine)
+    if engine != "auto":
+        return engine
+    hands = con.execute("SELECT count(*) FROM hands").fetchone()[0]
+    return "fast" if hands >= AUTO_FAST_HANDS else "replay"
+
+
+def _limit_memory(con, limit: str | None, engine: str) -> None:
+    """Apply ``--memory-limit`` (default FAST_MEMORY_LIMIT for the fast engine) with a private spill folder."""
+    if limit is None and engine == "fast":
+        limit = FAST_MEMORY_LIMIT
+    if limit is None:
+        return
+    import atexit
+    import shutil
+    import tempfile
+
+    import duckdb
+
+    try:
+        con.execute("SET memory_limit = ?", [limit])
+    except duckdb.Error as exc:
+        err.print(f"error: --memory-limit {limit!r}: {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    spill = tempfile.mkdtemp(prefix="spadework-spill-")
+    atexit.register(shutil.rmtree, spill, True)
+    con.execute("SET temp_directory = ?", [spill])
 
 
 def _n(count: int, noun: str) -> str:
@@ -187,7 +255,8 @@ def load(
     db: Annotated[Path, typer.Option("--db", help="DuckDB database file to write (created if missing).")],
     fmt: FormatOpt = None,
     quiet: QuietOpt = False,
-    engine: EngineOpt = "replay",
+    engine: EngineOpt = "auto",
+    memory_limit: MemoryOpt = None,
 ) -> None:
     """Read log files and folders into a DuckDB database (tables hands, deals, bids, plays, recorded_scores,
     load_errors).
@@ -196,8 +265,10 @@ def load(
     line and reason, and kept in load_errors; the other records still load.  Exit 0 when every record
     loaded, 2 when any was rejected.
     """
+    engine = _engine_for_logs(engine, paths)
     con = _open_db(db)
-    summary = _load(con, paths, fmt, quiet, _engine(engine))
+    _limit_memory(con, memory_limit, engine)
+    summary = _load(con, paths, fmt, quiet, engine)
     _print_load_summary(con, summary, out)
     raise typer.Exit(EXIT_BAD_INPUT if summary.errors else EXIT_OK)
 
@@ -220,7 +291,8 @@ def check(
     db: Annotated[Path, typer.Option("--db", help="A database made by `spadework load`.")],
     rules: RulesOpt = None,
     quiet: QuietOpt = False,
-    engine: EngineOpt = "replay",
+    engine: EngineOpt = "auto",
+    memory_limit: MemoryOpt = None,
 ) -> None:
     """Replay every loaded hand and fill the derived tables (tricks, violations, hand_scores, games).
 
@@ -231,7 +303,9 @@ def check(
         raise typer.Exit(EXIT_BAD_INPUT)
     con = _open_db(db)
     rules_spec = _validate_rules(_parse_rules_option(rules))
-    _run_check(con, rules_spec, quiet, _engine(engine))
+    engine = _engine_for_db(engine, con)
+    _limit_memory(con, memory_limit, engine)
+    _run_check(con, rules_spec, quiet, engine)
     from analysis.present import findings_by_code
 
     games, hands = con.execute("SELECT count(*), coalesce(sum(hands), 0) FROM games").fetchone()
@@ -252,7 +326,8 @@ def validate(
     as_json: Annotated[bool, typer.Option("--json", help="Print findings and scores as JSON instead of sentences.")] = False,
     limit: Annotated[int, typer.Option("--limit", min=0, help="Most findings printed per game (0 = all).")] = 0,
     quiet: QuietOpt = False,
-    engine: EngineOpt = "replay",
+    engine: EngineOpt = "auto",
+    memory_limit: MemoryOpt = None,
 ) -> None:
     """Load and check logs in one step, and print per game the findings a tournament director acts on.
 
@@ -260,8 +335,9 @@ def validate(
     1 when the check found illegal plays or wrong scores, 2 when some input could not be read.
     """
     rules_spec = _validate_rules(_parse_rules_option(rules))
-    engine = _engine(engine)
+    engine = _engine_for_logs(engine, paths)
     con = _open_db(db)
+    _limit_memory(con, memory_limit, engine)
     summary = _load(con, paths, fmt, quiet or as_json, engine)
     _run_check(con, rules_spec, quiet or as_json, engine)
     from analysis.present import print_validation, validation_json

@@ -61,6 +61,10 @@ class Seat(IntEnum):
         Raises ``ValueError`` with a message such as ``dealer 'X' is not a seat``
         (the caller adds what the value was).
         """
+        if type(text) is str:  # the hot path: a canonical letter
+            seat = _BY_LETTER.get(text)
+            if seat is not None:
+                return seat
         if isinstance(text, Seat):
             return text
         if isinstance(text, str):
@@ -93,6 +97,10 @@ class Side(IntEnum):
     @classmethod
     def parse(cls, text: object) -> "Side":
         """Read ``NS``/``EW`` (any case; ``SN``/``WE`` too).  Raises ``ValueError``."""
+        if type(text) is str:
+            side = _SIDE_BY_NAME.get(text)
+            if side is not None:
+                return side
         if isinstance(text, Side):
             return text
         if isinstance(text, str):
@@ -107,6 +115,8 @@ class Side(IntEnum):
 _SEATS = (Seat.N, Seat.E, Seat.S, Seat.W)
 _SIDES = (Side.NS, Side.EW)
 _CLOCKWISE = {s: tuple(_SEATS[(s + i) % 4] for i in range(4)) for s in _SEATS}
+_BY_LETTER = {s.name: s for s in _SEATS}
+_SIDE_BY_NAME = {s.name: s for s in _SIDES}
 _BY_NAME = {s.name: s for s in _SEATS} | {
     "NORTH": Seat.N,
     "EAST": Seat.E,

@@ -161,7 +161,64 @@ def test_a_folder_without_logs_is_an_error(tmp_path):
 
 @pytest.mark.parametrize("target", ["data/sample", "data/club_night.spn", "data/scoresheet.csv"])
 def test_fast_engine_gives_the_reference_findings(target):
-    ref = json.loads(run("validate", ROOT / target, "--json").output)
+    ref = json.loads(run("validate", ROOT / target, "--json", "--engine", "replay").output)
     fast = json.loads(run("validate", ROOT / target, "--json", "--engine", "fast").output)
     assert fast["findings_by_code"] == ref["findings_by_code"]
     assert fast["games"] == ref["games"]
+
+
+def test_auto_engine_picks_by_the_size_of_the_logs(monkeypatch, tmp_path):
+    import analysis.cli as cli
+
+    size = (DATA / "sample" / "season.jsonl").stat().st_size
+    monkeypatch.setattr(cli, "AUTO_FAST_BYTES", size + 1)
+    assert cli._engine_for_logs("auto", [DATA / "sample" / "season.jsonl"]) == "replay"
+    monkeypatch.setattr(cli, "AUTO_FAST_BYTES", size)
+    assert cli._engine_for_logs("auto", [DATA / "sample" / "season.jsonl"]) == "fast"
+    assert cli._engine_for_logs("auto", [DATA / "sample"]) == "fast"  # folders are summed
+    assert cli._engine_for_logs("replay", [DATA / "sample"]) == "replay"
+    assert cli._engine_for_logs("auto", [tmp_path / "missing"]) == "replay"  # the loader reports it
+    # the fast path under auto prints what the reference prints
+    ref = run("validate", DATA / "sample", "--engine", "replay")
+    auto = run("validate", DATA / "sample")
+    assert auto.exit_code == ref.exit_code == 1
+    assert auto.output == ref.output
+
+
+def test_auto_engine_for_check_counts_the_loaded_hands(monkeypatch, tmp_path):
+    import analysis.cli as cli
+    from parsers.db import connect, load_files
+
+    con = connect(None)
+    load_files(con, [DATA / "club_night.jsonl"])
+    hands = con.execute("SELECT count(*) FROM hands").fetchone()[0]
+    monkeypatch.setattr(cli, "AUTO_FAST_HANDS", hands)
+    assert cli._engine_for_db("auto", con) == "fast"
+    monkeypatch.setattr(cli, "AUTO_FAST_HANDS", hands + 1)
+    assert cli._engine_for_db("auto", con) == "replay"
+
+
+def test_unknown_engine_is_a_usage_error():
+    r = run("validate", DATA / "club_night.jsonl", "--engine", "turbo")
+    assert r.exit_code == 2 and "--engine must be one of auto, fast, replay" in r.output
+
+
+def test_memory_limit_defaults_under_the_fast_engine_and_spills_to_a_private_folder():
+    import analysis.cli as cli
+    from parsers.db import connect
+
+    con = connect(None)
+    default = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    cli._limit_memory(con, None, "replay")
+    assert con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == default
+    cli._limit_memory(con, None, "fast")
+    limit, spill = con.execute("SELECT current_setting('memory_limit'), current_setting('temp_directory')").fetchone()
+    assert limit != default and limit.endswith("MiB") and float(limit.split()[0]) < 448
+    assert "spadework-spill-" in spill
+    cli._limit_memory(con, "2GB", "replay")
+    assert con.execute("SELECT current_setting('memory_limit')").fetchone()[0].startswith("1.8")
+
+
+def test_bad_memory_limit_is_a_usage_error():
+    r = run("validate", DATA / "club_night.jsonl", "--memory-limit", "lots")
+    assert r.exit_code == 2 and "--memory-limit 'lots'" in r.output
