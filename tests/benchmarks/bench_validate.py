@@ -12,6 +12,9 @@ Run ``python tests/benchmarks/bench_validate.py [--hands N]`` (also the body of
 
    - ``floor``: DuckDB's bare ``read_json`` of the file plus unnesting the tricks to one
      row per play, into a table (``floor_count``: the same query only counted);
+   - ``floor_tables``: the rows TABLES.md asks of a validation (the six loaded tables, 13
+     ``tricks`` and 2 ``hand_scores`` rows per hand), written from one ``read_json`` with no
+     check at all: the least any validate can do with this schema;
    - ``validate_fast``: ``spadework validate`` end to end on the fast path
      (:func:`analysis.fast.validate_fast`: parse, load, replay and score, findings written
      to the in-memory database), with 1 and 2 DuckDB threads;
@@ -192,6 +195,66 @@ def _stage_floor(args: dict[str, Any]) -> dict[str, Any]:
     return {"seconds": time.perf_counter() - t0, "rows": rows}
 
 
+# The rows TABLES.md asks of a validation, written straight from ``read_json`` with no check at all:
+# the least any validate must do with this schema (the "tables floor").
+_TABLES_FLOOR_SQL = [
+    """CREATE TEMP TABLE st AS SELECT * FROM read_json('{f}', columns = {{
+        game_id: 'VARCHAR', hand: 'INTEGER', event: 'VARCHAR', date: 'VARCHAR', "table": 'VARCHAR',
+        round: 'VARCHAR', rules: 'VARCHAR', dealer: 'VARCHAR',
+        players: 'STRUCT(N VARCHAR, E VARCHAR, S VARCHAR, W VARCHAR)',
+        deal: 'STRUCT(N VARCHAR[], E VARCHAR[], S VARCHAR[], W VARCHAR[])',
+        bids: 'STRUCT(seat VARCHAR, bid VARCHAR, blind BOOLEAN)[]',
+        tricks: 'STRUCT(leader VARCHAR, cards VARCHAR[], winner VARCHAR)[]',
+        taken: 'STRUCT(N INTEGER, E INTEGER, S INTEGER, W INTEGER)',
+        score: 'STRUCT(NS STRUCT(points INTEGER, total INTEGER, bags INTEGER), EW STRUCT(points INTEGER, total INTEGER, bags INTEGER))'}})""",
+    """INSERT INTO hands BY NAME SELECT game_id, hand, event, date, "table" AS table_name, round, rules,
+        false AS rules_is_object, dealer, players.N AS player_n, players.E AS player_e, players.S AS player_s,
+        players.W AS player_w, taken.N AS taken_n, taken.E AS taken_e, taken.S AS taken_s, taken.W AS taken_w,
+        true AS has_deal, true AS has_tricks, '{f}' AS source_file, 0 AS source_line FROM st""",
+    """INSERT INTO deals BY NAME SELECT game_id, hand, s.seat, unnest(s.cards) AS card,
+        generate_subscripts(s.cards, 1) AS card_order, false AS inferred
+        FROM (SELECT game_id, hand, unnest([{{'seat': 'N', 'cards': deal.N}}, {{'seat': 'E', 'cards': deal.E}},
+              {{'seat': 'S', 'cards': deal.S}}, {{'seat': 'W', 'cards': deal.W}}]) AS s FROM st)""",
+    """INSERT INTO bids BY NAME SELECT game_id, hand, generate_subscripts(bids, 1) AS bid_order,
+        unnest(bids).seat AS seat, try_cast(unnest(bids).bid AS INTEGER) AS bid,
+        unnest(bids).bid = 'nil' AS nil, coalesce(unnest(bids).blind, false) AS blind,
+        coalesce(try_cast(unnest(bids).bid AS DOUBLE), 0) AS bid_value FROM st""",
+    """INSERT INTO recorded_tricks BY NAME SELECT game_id, hand, generate_subscripts(tricks, 1) AS trick,
+        unnest(tricks).leader AS leader, unnest(tricks).winner AS winner FROM st""",
+    """INSERT INTO plays BY NAME SELECT game_id, hand, trick, generate_subscripts(t.cards, 1) AS play_order,
+        ['N', 'E', 'S', 'W'][(list_position(['N', 'E', 'S', 'W'], t.leader) + generate_subscripts(t.cards, 1) - 2) % 4 + 1] AS seat,
+        unnest(t.cards) AS card
+        FROM (SELECT game_id, hand, unnest(tricks) AS t, generate_subscripts(tricks, 1) AS trick FROM st)""",
+    """INSERT INTO recorded_scores BY NAME SELECT game_id, hand, s.side, s.sc.points AS points, s.sc.total AS total,
+        s.sc.bags AS bags FROM (SELECT game_id, hand, unnest([{{'side': 'NS', 'sc': score.NS}},
+        {{'side': 'EW', 'sc': score.EW}}]) AS s FROM st)""",
+    # derived rows, copied from the record instead of computed: 13 tricks and 2 side scores per hand
+    """INSERT INTO tricks BY NAME SELECT game_id, hand, trick, leader, led_suit, winner, false AS spades_broken
+        FROM (SELECT game_id, hand, generate_subscripts(tricks, 1) AS trick, unnest(tricks).leader AS leader,
+              right(unnest(tricks).cards[1], 1) AS led_suit, unnest(tricks).winner AS winner FROM st)""",
+    """INSERT INTO hand_scores BY NAME SELECT game_id, hand, s.side, s.sc.points AS points, s.sc.total AS total,
+        s.sc.bags AS bags, 'as_played' AS scoring FROM (SELECT game_id, hand, unnest([{{'side': 'NS', 'sc': score.NS}},
+        {{'side': 'EW', 'sc': score.EW}}]) AS s FROM st)""",
+    "DROP TABLE st",
+]
+
+
+def _stage_floor_tables(args: dict[str, Any]) -> dict[str, Any]:
+    from parsers.db import loaded_counts
+
+    con = _connect(args)
+
+    f = args["file"].replace("'", "''")
+    t0 = time.perf_counter()
+    for sql in _TABLES_FLOOR_SQL:
+        con.execute(sql.format(f=f))
+    seconds = time.perf_counter() - t0
+    rows = sum(loaded_counts(con).values()) + sum(
+        con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("tricks", "hand_scores")
+    )
+    return {"seconds": seconds, "rows": rows}
+
+
 def _stage_validate_fast(args: dict[str, Any]) -> dict[str, Any]:
     from analysis.fast import check as fc
     from analysis.fast import load as fl
@@ -332,6 +395,7 @@ def _stage_openspiel(args: dict[str, Any]) -> dict[str, Any]:
 
 STAGES = {
     "floor": _stage_floor,
+    "floor_tables": _stage_floor_tables,
     "validate_fast": _stage_validate_fast,
     "validate_ref": _stage_validate_ref,
     "prepare_db": _stage_prepare_db,
@@ -448,6 +512,7 @@ def run_benchmark(
     for t in threads:
         run(f"floor@{t}", "floor", {**base, "threads": t}, hands)
     run(f"floor_count@{top}", "floor", {**base, "threads": top, "count": True}, hands)
+    run(f"floor_tables@{top}", "floor_tables", {**base, "threads": top}, hands)
     for t in threads:
         run(f"validate_fast@{t}", "validate_fast", {**base, "threads": t}, hands)
     db = loaded_db(path, quiet=quiet)
@@ -498,6 +563,11 @@ def _ratios(stages: dict[str, Any], threads: tuple[int, ...]) -> tuple[dict[str,
         t["validate within 2x the floor"] = v / f <= 2.0
     if v and fc:
         r["validate_fast / floor_count"] = v / fc
+    ft = best(f"floor_tables@{top}")
+    if ft and f:
+        r["floor_tables / floor (what the schema alone costs)"] = ft / f
+    if v and ft:
+        r["validate_fast / floor_tables"] = v / ft
     c, o = best(f"check_fast@{top}"), best("openspiel_deserialize@1")
     if c and o:
         hc = stages[f"check_fast@{top}"]["hands_per_s"]
