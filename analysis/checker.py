@@ -529,8 +529,9 @@ def _columns_of(ddl: str) -> list[tuple[str, str]]:
 class DerivedWriter:
     """Buffers rows of the derived tables and inserts them in batches through pyarrow.
 
-    ``con``: the connection (or cursor) to write with; ``batch_rows``: rows per table
-    buffered before an insert.
+    ``con``: the connection (or cursor) to write with, or ``None`` for a writer that only
+    collects columns (it never flushes; hand its ``buffers`` to :meth:`add_buffers`);
+    ``batch_rows``: rows per table buffered before an insert.
     """
 
     TABLES = ("tricks", "violations", "hand_scores", "games")
@@ -556,8 +557,20 @@ class DerivedWriter:
                 col.append(row.get(c))
             n += 1
         self.counts[table] += n
-        if n and len(next(iter(buf.values()))) >= self.batch_rows:
+        if n and self.con is not None and len(next(iter(buf.values()))) >= self.batch_rows:
             self._flush(table)
+
+    def add_buffers(self, buffers: dict[str, dict[str, list]]) -> None:
+        """Buffer the columns another writer collected (``other.buffers``; e.g. from a worker
+        process that checked games with ``DerivedWriter(None)``)."""
+        for table, cols in buffers.items():
+            buf = self.buffers[table]
+            n = len(next(iter(cols.values()), []))
+            for c, col in buf.items():
+                col.extend(cols[c])
+            self.counts[table] += n
+            if n and len(next(iter(buf.values()))) >= self.batch_rows:
+                self._flush(table)
 
     def add(self, gc: GameCheck) -> None:
         """Buffer one game's rows."""

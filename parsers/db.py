@@ -495,6 +495,17 @@ def iter_records(con: duckdb.DuckDBPyConnection, where: str | None = None, param
     field for field (a JSONL -> DuckDB -> JSONL round trip is lossless); deals
     inferred from the play are not returned as a recorded deal.
     """
+    columns, parts = record_rows(con, where, params)
+    yield from records_from_rows(columns, parts)
+
+
+def record_rows(
+    con: duckdb.DuckDBPyConnection, where: str | None = None, params: list[Any] | None = None
+) -> tuple[list[str], Iterator[tuple]]:
+    """The raw rows behind :func:`iter_records`: ``(columns, parts)`` where ``columns`` names the
+    ``hands`` columns and each item of ``parts`` holds one hand's rows (its ``hands`` row, then its
+    rows of deals, bids, recorded_tricks, plays, recorded_scores, load_warnings).  Plain tuples,
+    cheap to send to another process; :func:`records_from_rows` turns them into records."""
     params = params or []
     cond = f"WHERE {where}" if where else ""
     sel = f"(SELECT game_id, hand FROM hands h {cond})"
@@ -516,14 +527,25 @@ def iter_records(con: duckdb.DuckDBPyConnection, where: str | None = None, param
     plays = _Merger(_grouped(con.cursor(), q("plays", "trick, card", "trick, play_order"), params))
     scores = _Merger(_grouped(con.cursor(), q("recorded_scores", "side, points, total, bags, score_before, bags_before", "side DESC"), params))
     warns = _Merger(_grouped(con.cursor(), q("load_warnings", "message", "message"), params))
-    idx = {c: i for i, c in enumerate(hand_cols)}
-    while True:
-        rows = main.fetchmany(5000)
-        if not rows:
-            break
-        for row in rows:
-            key = (row[idx["game_id"]], row[idx["hand"]])
-            yield _record(row, idx, deals.take(key), bids.take(key), tricks.take(key), plays.take(key), scores.take(key), warns.take(key))
+    gi, hi = hand_cols.index("game_id"), hand_cols.index("hand")
+
+    def parts() -> Iterator[tuple]:
+        while True:
+            rows = main.fetchmany(5000)
+            if not rows:
+                break
+            for row in rows:
+                key = (row[gi], row[hi])
+                yield (row, deals.take(key), bids.take(key), tricks.take(key), plays.take(key), scores.take(key), warns.take(key))
+
+    return hand_cols, parts()
+
+
+def records_from_rows(columns: list[str], parts: Iterable[tuple]) -> Iterator[HandRecord]:
+    """Items of :func:`record_rows` as :class:`HandRecord` (``columns``: its ``columns``)."""
+    idx = {c: i for i, c in enumerate(columns)}
+    for p in parts:
+        yield _record(p[0], idx, *p[1:])
 
 
 def _record(row, idx, deal_rows, bid_rows, trick_rows, play_rows, score_rows, warn_rows) -> HandRecord:

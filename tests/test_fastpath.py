@@ -450,6 +450,7 @@ def test_flagged_games_in_worker_processes(monkeypatch):
     recs = [r for g in iter_season(8, 8, 23, rules="nyc") for r in g.records]
     a, b = _two_dbs(recs)
     monkeypatch.setattr(fast_check, "WORKERS_MIN_GAMES", 2)
+    monkeypatch.setattr(fast_check, "WORKER_BATCH_HANDS", 5)  # many batches, cut between games
     s_ref = check_db(a)
     s_fast = check_fast(b, workers=2)
     for t in DERIVED:

@@ -55,6 +55,9 @@ TIMINGS: dict[str, float] | None = None
 WORKERS_MIN_GAMES = 400
 """Flagged games above which the reference check runs in worker processes."""
 
+WORKER_BATCH_HANDS = 2000
+"""Hands (whole games, so a batch may run over) sent to a worker process at a time."""
+
 HANDS_PER_PART = 250_000
 """Hands checked per SQL pass (a pass holds its hands' facts in memory; games never straddle passes)."""
 
@@ -699,8 +702,7 @@ def _check_flagged(con, ids: list[str], override: Any, summary: CheckSummary, wr
     if not ids:
         return
     if workers > 1 and len(ids) >= WORKERS_MIN_GAMES:
-        for gc in _check_in_workers(con, ids, override, workers):
-            writer.add(gc)
+        for gc in _check_in_workers(con, ids, override, workers, writer):
             summary.add(gc)
         return
     import itertools
@@ -711,49 +713,63 @@ def _check_flagged(con, ids: list[str], override: Any, summary: CheckSummary, wr
         summary.add(gc)
 
 
-def _worker_check(args: tuple[list[Any], Any]):
-    records, override = args
+def _worker_check(args: tuple[list[str], list[tuple], Any]):
+    """In a worker process: build the records of whole games from their rows, check them, and
+    return the games (without their rows) and the derived rows as columns (cheap to send back)."""
+    columns, parts, override = args
     import itertools
 
+    from parsers.db import records_from_rows
+
+    cols = DerivedWriter(None)
     out = []
-    for _, group in itertools.groupby(records, key=lambda r: r.game_id):
+    for _, group in itertools.groupby(records_from_rows(columns, parts), key=lambda r: r.game_id):
         gc = check_game(list(group), override)
-        gc.hands = []  # the replays stay in the worker; the rows and findings travel back
+        cols.add(gc)
+        gc.hands, gc.tricks, gc.hand_scores = [], [], []  # the rows travel as columns
         out.append(gc)
-    return out
+    return out, cols.buffers
 
 
-def _check_in_workers(con, ids: list[str], override: Any, workers: int):
-    """Read the flagged games' records here and check them in ``workers`` processes (ordered by game)."""
+def _check_in_workers(con, ids: list[str], override: Any, workers: int, writer: DerivedWriter):
+    """Read the flagged games' rows here and build, check and turn them into columns in ``workers``
+    processes (ordered by game); the columns go to ``writer``, the games are yielded."""
     import concurrent.futures as cf
-    import itertools
     import multiprocessing as mp
-
-    from parsers.db import iter_records
-
     from collections import deque
 
+    from parsers.db import record_rows
+
+    columns, parts = record_rows(con, where=FLAGGED_WHERE, params=[ids])
+    gi = columns.index("game_id")
+
     def batches():
-        batch: list[Any] = []
-        for _, group in itertools.groupby(iter_records(con, where=FLAGGED_WHERE, params=[ids]), key=lambda r: r.game_id):
-            batch.extend(group)
-            if len(batch) >= 2000:
+        batch: list[tuple] = []
+        for p in parts:
+            if len(batch) >= WORKER_BATCH_HANDS and p[0][gi] != batch[-1][0][gi]:  # whole games only
                 yield batch
                 batch = []
+            batch.append(p)
         if batch:
             yield batch
 
-    # fork: the workers need nothing but the records and check_game (no DuckDB), and a script that
+    # fork: the workers need nothing but the rows and check_game (no DuckDB), and a script that
     # calls check_fast without an ``if __name__ == "__main__"`` guard still works
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
     with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         pending: deque = deque()  # a few batches in flight, in order: memory stays flat
+
+        def settle():
+            games, buffers = pending.popleft().result()
+            writer.add_buffers(buffers)
+            return games
+
         for b in batches():
-            pending.append(pool.submit(_worker_check, (b, override)))
+            pending.append(pool.submit(_worker_check, (columns, b, override)))
             while len(pending) > 2 * workers:
-                yield from pending.popleft().result()
+                yield from settle()
         while pending:
-            yield from pending.popleft().result()
+            yield from settle()
 
 
 def check_fast(
