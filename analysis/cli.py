@@ -57,7 +57,7 @@ EngineOpt = Annotated[
     str,
     typer.Option(
         "--engine",
-        help="auto (default): fast for large inputs (64 MB of logs or more; `check`: 50,000 hands or more), "
+        help="auto (default): fast for all but small inputs (8 MB of logs or more; `check`: 5,000 hands or more), "
         "replay otherwise. replay: the reference, hand by hand in Python. fast: DuckDB reads canonical JSON "
         "Lines and checks clean games in SQL, sending any game that might hold a finding through the reference "
         "(same tables, same findings; about 10x faster on large files, see docs/PERFORMANCE.md).",
@@ -75,9 +75,9 @@ MemoryOpt = Annotated[
 ]
 
 ENGINES = ("auto", "fast", "replay")
-AUTO_FAST_BYTES = 64 * 1024 * 1024
+AUTO_FAST_BYTES = 8 * 1024 * 1024
 """``--engine auto`` takes the fast path when the logs named add up to this many bytes or more."""
-AUTO_FAST_HANDS = 50_000
+AUTO_FAST_HANDS = 5_000
 """``check --engine auto`` takes the fast path when the database holds this many hands or more."""
 FAST_MEMORY_LIMIT = "448MB"
 """DuckDB's memory limit under the fast engine unless ``--memory-limit`` says otherwise."""
