@@ -117,6 +117,22 @@ def _engine_for_db(engine: str, con) -> str:
     return "fast" if hands >= AUTO_FAST_HANDS else "replay"
 
 
+MIN_MEMORY_LIMIT = 128 * 1000**2
+"""The smallest ``--memory-limit`` accepted (below it DuckDB runs out of memory on small files)."""
+_UNITS = {"": 1, "b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
+          "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4}
+
+
+def _memory_bytes(text: str) -> int | None:
+    """``448MB`` -> 448,000,000; ``1.5GiB``; None for anything else (negative sizes included)."""
+    import re
+
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", text)
+    if not m or m.group(2).lower() not in _UNITS:
+        return None
+    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+
+
 def _limit_memory(con, limit: str | None, engine: str) -> None:
     """Apply ``--memory-limit`` (default FAST_MEMORY_LIMIT for the fast engine) with a private spill folder."""
     if limit is None and engine == "fast":
@@ -129,6 +145,13 @@ def _limit_memory(con, limit: str | None, engine: str) -> None:
 
     import duckdb
 
+    size = _memory_bytes(limit)
+    if size is None:
+        err.print(f"error: --memory-limit {limit!r}: give a size such as 448MB, 2GB or 1.5GiB")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    if size < MIN_MEMORY_LIMIT:
+        err.print(f"error: --memory-limit {limit!r}: DuckDB needs at least 128MB to load and check logs")
+        raise typer.Exit(EXIT_BAD_INPUT)
     try:
         con.execute("SET memory_limit = ?", [limit])
     except duckdb.Error as exc:
@@ -211,6 +234,10 @@ def _load(con, paths: list[Path], fmt: str | None, quiet: bool, engine: str = "r
     except ValueError as exc:  # unknown --format
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    except Exception as exc:  # duckdb.OutOfMemoryException is no MemoryError
+        if not _is_out_of_memory(exc):
+            raise
+        _out_of_memory(exc)
     if not summary.files:
         skipped = f" ({len(summary.skipped)} file(s) in no known format)" if summary.skipped else ""
         err.print(f"error: no log files found in {', '.join(str(p) for p in paths)}{skipped}")
@@ -284,6 +311,24 @@ def _run_check(con, rules, quiet: bool, engine: str = "replay"):
     except ValueError as exc:  # RulesError and friends: a log names rules we do not know
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    except Exception as exc:  # duckdb.OutOfMemoryException is no MemoryError
+        if not _is_out_of_memory(exc):
+            raise
+        _out_of_memory(exc)
+
+
+def _is_out_of_memory(exc: BaseException) -> bool:
+    import duckdb
+
+    return isinstance(exc, (MemoryError, duckdb.OutOfMemoryException))
+
+
+def _out_of_memory(exc: BaseException):
+    """DuckDB (or Python) ran out of memory: say so and what to do, exit 2 (nothing half-written
+    stays: each file's load and the check are transactions)."""
+    err.print(f"error: out of memory: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+    err.print("  give DuckDB more room with --memory-limit (e.g. --memory-limit 2GB)")
+    raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
 @app.command()

@@ -219,6 +219,24 @@ def test_memory_limit_defaults_under_the_fast_engine_and_spills_to_a_private_fol
     assert con.execute("SELECT current_setting('memory_limit')").fetchone()[0].startswith("1.8")
 
 
-def test_bad_memory_limit_is_a_usage_error():
-    r = run("validate", DATA / "club_night.jsonl", "--memory-limit", "lots")
-    assert r.exit_code == 2 and "--memory-limit 'lots'" in r.output
+@pytest.mark.parametrize(
+    "limit, says",
+    [("lots", "give a size"), ("-5MB", "give a size"), ("1KB", "at least 128MB"), ("0MB", "at least 128MB"), ("100", "at least 128MB")],
+)
+def test_bad_memory_limit_is_a_usage_error(limit, says):
+    r = run("validate", DATA / "club_night.jsonl", "--engine", "fast", "--memory-limit", limit)
+    assert r.exit_code == 2 and f"--memory-limit '{limit}'" in r.output and says in r.output
+
+
+def test_running_out_of_memory_is_a_clear_error(monkeypatch):
+    import duckdb
+
+    import analysis.fast as fast
+
+    def boom(*a, **k):
+        raise duckdb.OutOfMemoryException("Out of Memory Error: could not allocate block of size 256.0 KiB")
+
+    monkeypatch.setattr(fast, "load_fast", boom)
+    r = run("validate", DATA / "club_night.jsonl", "--engine", "fast")
+    assert r.exit_code == 2
+    assert "error: out of memory: Out of Memory Error" in r.output and "--memory-limit" in r.output

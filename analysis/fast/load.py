@@ -56,6 +56,9 @@ from parsers.db import (  # noqa: F401  (FileResult, LoadSummary re-exported for
     _Batch,
     _forget_file,
     _Progress,
+    _rejected,
+    INT_MAX,
+    INT_MIN,
     _with_empty_check,
     load_items,
     log_files,
@@ -191,6 +194,39 @@ NCARDS_SQL = (
 )
 
 
+# --- the type screen ------------------------------------------------------------------------------
+# DuckDB converts values to the staged column's type without a word: "hand":"1" reads as 1,
+# "table":1 as "1", "blind":0 as false, "event":true as "true", 1e3 as 1000.  Some of these make a
+# line longer than the minified JSON of what was parsed and some make it shorter, so two together
+# could pass the length test.  The screen below finds, on the raw text, every value of a type the
+# reference parser would refuse (or a number with an exponent); such lines go to the Python
+# parser.  What is left can only make a line longer, so the length test catches it.
+_S = r"\s*"  # JSON whitespace (RE2)
+_KEY = r'"[^"\\]*"'
+_STRING = r'"(?:[^"\\]|\\.)*"'
+TYPE_SCREEN_RE = "|".join(
+    [
+        # numbers
+        rf'"(?:hand|points|total|bags)"{_S}:{_S}[^\s0-9-]',
+        rf'"(?:taken|score_before|bags_before)"{_S}:{_S}\{{[^{{}}]*{_KEY}{_S}:{_S}[^\s0-9-]',
+        r"[0-9][eE]",
+        # text
+        rf'"(?:schema|game_id|event|date|table|round|dealer|seat|leader|winner)"{_S}:{_S}[^\s"]',
+        rf'"players"{_S}:{_S}\{{(?:{_S}{_KEY}{_S}:{_S}{_STRING}{_S},)*{_S}{_KEY}{_S}:{_S}[^\s"]',
+        # a bid is a number or "nil"; blind is true or false
+        rf'"bid"{_S}:{_S}(?:[^\s"0-9]|"(?:[^n"]|n[^i]|ni[^l]|nil[^"]))',
+        rf'"blind"{_S}:{_S}[^\stf]',
+        # deal hands and trick cards are lists, score sides objects
+        rf'"deal"{_S}:{_S}\{{(?:{_S}{_KEY}{_S}:{_S}\[[^\]]*\]{_S},)*{_S}{_KEY}{_S}:{_S}[^\s\[]',
+        rf'"cards"{_S}:{_S}[^\s\[]',
+        rf'"score"{_S}:{_S}\{{(?:{_S}{_KEY}{_S}:{_S}\{{[^{{}}]*\}}{_S},)*{_S}{_KEY}{_S}:{_S}[^\s{{]',
+        # whitespace between a key and its colon (no key name escapes the rules above)
+        r'"\s+:',
+    ]
+)
+"""RE2 pattern: a match marks a line for the Python parser (see the comment above)."""
+
+
 def _ok_sql() -> str:
     """The structural check (all but the length test, :func:`_length_sql`): true only for lines the
     Python parser reads to the same record, when their length is also the minified length."""
@@ -208,7 +244,10 @@ def _ok_conditions() -> list[str]:
         f"dealer IN {SEATS_SQL}",
         "(rules IS NULL OR json_type(rules) = 'VARCHAR' OR (json_type(rules) = 'OBJECT' "
         "AND regexp_full_match(CAST(rules AS VARCHAR), '[{}\\[\\]\",:A-Za-z0-9_-]*') "
-        "AND NOT regexp_matches(CAST(rules AS VARCHAR), '[0-9][eE]')))",
+        "AND NOT regexp_matches(CAST(rules AS VARCHAR), '[0-9][eE]') "
+        # one flat object with distinct keys (the Python parser keeps the last of a repeated key)
+        "AND strlen(replace(CAST(rules AS VARCHAR), '{', '')) = strlen(CAST(rules AS VARCHAR)) - 1 "
+        "AND len(json_keys(rules)) = len(list_distinct(json_keys(rules)))))",
         "bids IS NOT NULL",
         f"list_bool_and(list_transform(bids, lambda b: coalesce(b.seat IN {SEATS_SQL} AND "
         "(b.bid = 'nil' OR regexp_full_match(b.bid, '[0-9]{1,2}')), false))) IS NOT FALSE",
@@ -516,8 +555,9 @@ def _settle_file(con, path: str | os.PathLike[str], source: str, result: FileRes
         occ.setdefault((g, h), []).append((line, "withheld"))
         clash[line] = (f, ln)
     if fs.out_of_range:
-        keys = sorted({(g, h) for _, g, h in fs.out_of_range})
-        arrow = pa.table({"game_id": [k[0] for k in keys], "hand": pa.array([k[1] for k in keys], pa.int64())})
+        # a hand number out of INTEGER range matches no loaded hand (and may not even fit 64 bits)
+        keys = sorted({(g, h) for _, g, h in fs.out_of_range if isinstance(h, int) and INT_MIN <= h <= INT_MAX})
+        arrow = pa.table({"game_id": pa.array([k[0] for k in keys], pa.string()), "hand": pa.array([k[1] for k in keys], pa.int64())})
         con.register("_fp_rangekeys", arrow)
         try:
             written = _x(
@@ -553,7 +593,7 @@ def _settle_file(con, path: str | os.PathLike[str], source: str, result: FileRes
         return rec
 
     def reject(rec: HandRecord, message: str) -> LoadError:
-        return LoadError(source, rec.source_line or 0, message, dumps_record(rec))
+        return _rejected(rec, source, message)  # the reference's own (numbers over 64 bits included)
 
     batch, errors = _Batch(), []
     redo: list[tuple[str, int]] = []  # keys written more than once: their rows go, the first is written again
@@ -631,7 +671,13 @@ def _load_chunk(
         path = os.path.join(workdir, "chunk.jsonl")
         with open(path, "wb") as f:
             f.write(chunk.data)
-        meta = pa.table({"line": pa.array(chunk.lines, pa.int64()), "len": pa.array(chunk.lengths, pa.int64())})
+        meta = pa.table(
+            {
+                "line": pa.array(chunk.lines, pa.int64()),
+                "len": pa.array(chunk.lengths, pa.int64()),
+                "txt": pa.array([chunk.raw(i) for i in range(len(chunk.lines))], pa.binary()),
+            }
+        )
         con.register("_fp_meta", meta)
         try:
             _x(
@@ -660,7 +706,9 @@ def _load_chunk(
                             (SELECT line, {_ok_sql()} AS okc, {_length_sql()} AS clen
                              FROM (SELECT *, {CARDS_SQL} AS _cards, {NCARDS_SQL} AS _ncards FROM _fp_raw
                                    WHERE line IS NOT NULL)) r USING (line)
-                            WHERE NOT coalesce(r.okc AND r.clen = m.len, false) ORDER BY m.line""",
+                            WHERE NOT coalesce(r.okc AND r.clen = m.len
+                                               AND NOT TRY(regexp_matches(decode(m.txt), '{TYPE_SCREEN_RE}')), false)
+                            ORDER BY m.line""",
                     )
                 ]
                 if bad:
