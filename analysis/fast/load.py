@@ -389,6 +389,13 @@ class _Chunk:
     lengths: list[int]
     starts: list[int]
     python: list[tuple[int, bytes]] = field(default_factory=list)
+    wrapped: list[int] = field(default_factory=list)
+    """Offsets in ``data`` where each wrapped line starts, then the end of ``data``."""
+
+    def texts(self) -> pa.Array:
+        """The wrapped lines as an Arrow binary array over ``data`` itself (no copy)."""
+        offsets = pa.array(self.wrapped, pa.int32()).buffers()[1]
+        return pa.Array.from_buffers(pa.binary(), len(self.lines), [None, offsets, pa.py_buffer(self.data)])
 
     def raw(self, i: int) -> bytes:
         """The text of the ``i``-th line DuckDB was given."""
@@ -409,6 +416,7 @@ def _split_chunk(block: bytes, first_line: int) -> _Chunk:
     starts: list[int] = []
     python: list[tuple[int, bytes]] = []
     out: list[bytes] = []
+    wrapped: list[int] = []
     pos = 0
     for i, raw in enumerate(parts):
         if not raw:
@@ -419,6 +427,7 @@ def _split_chunk(block: bytes, first_line: int) -> _Chunk:
             head = b'{"l":%d,"j":' % n
             lines.append(n)
             lengths.append(len(body))
+            wrapped.append(pos)
             starts.append(pos + len(head))
             out.append(head)
             out.append(body)
@@ -427,7 +436,8 @@ def _split_chunk(block: bytes, first_line: int) -> _Chunk:
         else:
             python.append((n, raw.rstrip(b"\r\n")))
     data = b"".join(out)
-    return _Chunk(data, lines, lengths, starts, python)
+    wrapped.append(pos)
+    return _Chunk(data, lines, lengths, starts, python, wrapped)
 
 
 def _iter_chunks(path: str | os.PathLike[str], chunk_bytes: int) -> Iterator[_Chunk]:
@@ -675,7 +685,7 @@ def _load_chunk(
             {
                 "line": pa.array(chunk.lines, pa.int64()),
                 "len": pa.array(chunk.lengths, pa.int64()),
-                "txt": pa.array([chunk.raw(i) for i in range(len(chunk.lines))], pa.binary()),
+                "txt": chunk.texts(),  # each line as wrapped ({"l":n,"j":line}\n), for the type screen
             }
         )
         con.register("_fp_meta", meta)
