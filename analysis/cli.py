@@ -68,7 +68,7 @@ MemoryOpt = Annotated[
     typer.Option(
         "--memory-limit",
         help="DuckDB memory limit such as 448MB or 4GB; beyond it DuckDB spills to a temporary folder. "
-        "Default: 448MB with the fast engine (peak memory then stays under 1 GiB however large the logs), "
+        "Default: 384MB with the fast engine (peak memory then stays under 1 GiB however large the logs), "
         "DuckDB's own default (80% of RAM) with replay.",
         show_default=False,
     ),
@@ -79,7 +79,7 @@ AUTO_FAST_BYTES = 8 * 1024 * 1024
 """``--engine auto`` takes the fast path when the logs named add up to this many bytes or more."""
 AUTO_FAST_HANDS = 5_000
 """``check --engine auto`` takes the fast path when the database holds this many hands or more."""
-FAST_MEMORY_LIMIT = "448MB"
+FAST_MEMORY_LIMIT = "384MB"
 """DuckDB's memory limit under the fast engine unless ``--memory-limit`` says otherwise."""
 
 

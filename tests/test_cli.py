@@ -213,7 +213,7 @@ def test_memory_limit_defaults_under_the_fast_engine_and_spills_to_a_private_fol
     assert con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == default
     cli._limit_memory(con, None, "fast")
     limit, spill = con.execute("SELECT current_setting('memory_limit'), current_setting('temp_directory')").fetchone()
-    assert limit != default and limit.endswith("MiB") and float(limit.split()[0]) < 448
+    assert limit != default and limit.endswith("MiB") and float(limit.split()[0]) < 384
     assert "spadework-spill-" in spill
     cli._limit_memory(con, "2GB", "replay")
     assert con.execute("SELECT current_setting('memory_limit')").fetchone()[0].startswith("1.8")

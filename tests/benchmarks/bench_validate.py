@@ -57,7 +57,7 @@ if str(ROOT) not in sys.path:
 RESULTS = Path(__file__).with_name("results.md")
 DEFAULT_HANDS = 20_000
 DEFAULT_REF_HANDS = 3_000
-DEFAULT_MEMORY_LIMIT = "448MB"
+DEFAULT_MEMORY_LIMIT = "384MB"
 DEFAULT_FAULT_RATE = 0.001
 DATASET_VERSION = 1  # bump when the generator changes, so caches are not reused
 
