@@ -226,6 +226,7 @@ def edge_lines(objs: list[dict]) -> list[bytes]:
     lines += [d(k).replace(b'"N":7', b'"N":-100000000000000000000', 1)]
     lines += compensating_lines(var)
     lines += [d(var()).replace(b'"rules":"standard"', b'"rules":{"target":300,"target":200}', 1)]  # repeated key
+    lines += [d(var()).replace(b'"rules":"standard"', b'"rules":{"x_note":100000000000000000000}', 1)]  # a float to Python
     return lines
 
 
@@ -270,6 +271,11 @@ def compensating_lines(var) -> list[bytes]:
     x = var()
     x["score_before"] = {"NS": "10", "EW": 0}
     out.append(sub(x, (b'"table":"1"', b'"table":1')))
+    # a key written with an escape hid the values after it from the screen (+5 for the escape,
+    # -2 for each of three booleans read as text, +1 space)
+    x = var()
+    x["players"] = {"S": "a", "E": True, "N": True, "W": True}
+    out.append(sub(x, (b'"players":{"S"', b'"players":{"\\u0053"'), (b'"dealer"', b' "dealer"')))
     return out
 
 

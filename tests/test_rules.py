@@ -218,3 +218,11 @@ def test_blind_bid_conditions():
     assert r.blind_bid_score_allowed(0, 250) and not r.blind_bid_score_allowed(0, 249)
     assert r.blind_partner_bids is True
     assert r.blind_bid_points(8) == 160
+
+
+@pytest.mark.parametrize("value", [10**20, 2**40, 1e15])
+def test_absurdly_large_whole_number_options_are_refused(value):
+    # a target beyond 64 bits once crashed the checker (found by fuzzing); scores are 32-bit
+    with pytest.raises(RulesError, match="'target'.*between"):
+        get_ruleset({"preset": "standard", "target": value})
+    assert get_ruleset({"preset": "standard", "target": 999_999_999}).target == 999_999_999

@@ -220,8 +220,10 @@ TYPE_SCREEN_RE = "|".join(
         rf'"deal"{_S}:{_S}\{{(?:{_S}{_KEY}{_S}:{_S}\[[^\]]*\]{_S},)*{_S}{_KEY}{_S}:{_S}[^\s\[]',
         rf'"cards"{_S}:{_S}[^\s\[]',
         rf'"score"{_S}:{_S}\{{(?:{_S}{_KEY}{_S}:{_S}\{{[^{{}}]*\}}{_S},)*{_S}{_KEY}{_S}:{_S}[^\s{{]',
-        # whitespace between a key and its colon (no key name escapes the rules above)
+        # whitespace between a key and its colon, and any escape at all: a key written with an
+        # escape ("\u0053" for S) would slip past the key names above
         r'"\s+:',
+        r"\\",
     ]
 )
 """RE2 pattern: a match marks a line for the Python parser (see the comment above)."""
@@ -247,7 +249,9 @@ def _ok_conditions() -> list[str]:
         "AND NOT regexp_matches(CAST(rules AS VARCHAR), '[0-9][eE]') "
         # one flat object with distinct keys (the Python parser keeps the last of a repeated key)
         "AND strlen(replace(CAST(rules AS VARCHAR), '{', '')) = strlen(CAST(rules AS VARCHAR)) - 1 "
-        "AND len(json_keys(rules)) = len(list_distinct(json_keys(rules)))))",
+        "AND len(json_keys(rules)) = len(list_distinct(json_keys(rules))) "
+        # numbers the Python parser reads as floats (beyond 64 bits) are written its way by Python
+        "AND NOT regexp_matches(CAST(rules AS VARCHAR), '[0-9]{16}')))",
         "bids IS NOT NULL",
         f"list_bool_and(list_transform(bids, lambda b: coalesce(b.seat IN {SEATS_SQL} AND "
         "(b.bid = 'nil' OR regexp_full_match(b.bid, '[0-9]{1,2}')), false))) IS NOT FALSE",
