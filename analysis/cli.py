@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -226,18 +227,8 @@ def _load(con, paths: list[Path], fmt: str | None, quiet: bool, engine: str = "r
     else:
         from parsers.db import load_files
 
-    try:
+    with _input_errors(FileNotFoundError, ValueError):  # ValueError: an unknown --format
         summary = load_files(con, paths, fmt=fmt, progress=not quiet and err.is_terminal)
-    except FileNotFoundError as exc:
-        err.print(f"error: {exc}")
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    except ValueError as exc:  # unknown --format
-        err.print(f"error: {exc}")
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    except Exception as exc:  # duckdb.OutOfMemoryException is no MemoryError
-        if not _is_out_of_memory(exc):
-            raise
-        _out_of_memory(exc)
     if not summary.files:
         skipped = f" ({len(summary.skipped)} file(s) in no known format)" if summary.skipped else ""
         err.print(f"error: no log files found in {', '.join(str(p) for p in paths)}{skipped}")
@@ -306,29 +297,26 @@ def _run_check(con, rules, quiet: bool, engine: str = "replay"):
     else:
         from analysis.checker import check_db
 
-    try:
+    with _input_errors(ValueError):  # RulesError and friends: a log names rules we do not know
         return check_db(con, rules=rules, progress=not quiet and err.is_terminal)
-    except ValueError as exc:  # RulesError and friends: a log names rules we do not know
-        err.print(f"error: {exc}")
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    except Exception as exc:  # duckdb.OutOfMemoryException is no MemoryError
-        if not _is_out_of_memory(exc):
-            raise
-        _out_of_memory(exc)
 
 
-def _is_out_of_memory(exc: BaseException) -> bool:
+@contextmanager
+def _input_errors(*plain: type[Exception]):
+    """Exit 2 with ``error: <message>`` on the ``plain`` exceptions, and with advice when DuckDB
+    (or Python) runs out of memory (the file being loaded is left out whole; the check is one
+    transaction)."""
     import duckdb
 
-    return isinstance(exc, (MemoryError, duckdb.OutOfMemoryException))
-
-
-def _out_of_memory(exc: BaseException):
-    """DuckDB (or Python) ran out of memory: say so and what to do, exit 2 (nothing half-written
-    stays: each file's load and the check are transactions)."""
-    err.print(f"error: out of memory: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
-    err.print("  give DuckDB more room with --memory-limit (e.g. --memory-limit 2GB)")
-    raise typer.Exit(EXIT_BAD_INPUT) from None
+    try:
+        yield
+    except plain as exc:
+        err.print(f"error: {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    except (MemoryError, duckdb.OutOfMemoryException) as exc:  # DuckDB's is no MemoryError
+        err.print(f"error: out of memory: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+        err.print("  give DuckDB more room with --memory-limit (e.g. --memory-limit 2GB)")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
 @app.command()
