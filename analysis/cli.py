@@ -229,10 +229,30 @@ def _load(con, paths: list[Path], fmt: str | None, quiet: bool, engine: str = "r
 
     with _input_errors(FileNotFoundError, ValueError):  # ValueError: an unknown --format
         summary = load_files(con, paths, fmt=fmt, progress=not quiet and err.is_terminal)
+    _require_logs(summary, paths)
+    return summary
+
+
+def _require_logs(summary, paths: list[Path]) -> None:
+    """Exit 2 when the paths held no log file at all."""
     if not summary.files:
         skipped = f" ({len(summary.skipped)} file(s) in no known format)" if summary.skipped else ""
         err.print(f"error: no log files found in {', '.join(str(p) for p in paths)}{skipped}")
         raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def _load_and_check(con, paths: list[Path], fmt: str | None, rules, quiet: bool, engine: str):
+    """``validate``'s two steps.  The fast engine runs them as one (``validate_fast``), which skips
+    the checksum passes that only a later, separate ``check`` needs."""
+    if engine != "fast":
+        summary = _load(con, paths, fmt, quiet, engine)
+        _run_check(con, rules, quiet, engine)
+        return summary
+    from analysis.fast import validate_fast
+
+    with _input_errors(FileNotFoundError, ValueError):  # an unknown --format, rules a log names
+        summary, _ = validate_fast(con, paths, rules=rules, progress=not quiet and err.is_terminal, fmt=fmt)
+    _require_logs(summary, paths)
     return summary
 
 
@@ -371,8 +391,7 @@ def validate(
     engine = _engine_for_logs(engine, paths)
     con = _open_db(db)
     _limit_memory(con, memory_limit, engine)
-    summary = _load(con, paths, fmt, quiet or as_json, engine)
-    _run_check(con, rules_spec, quiet or as_json, engine)
+    summary = _load_and_check(con, paths, fmt, rules_spec, quiet or as_json, engine)
     from analysis.present import print_validation, validation_json
 
     if as_json:

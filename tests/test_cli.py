@@ -228,7 +228,7 @@ def test_bad_memory_limit_is_a_usage_error(limit, says):
     assert r.exit_code == 2 and f"--memory-limit '{limit}'" in r.output and says in r.output
 
 
-def test_running_out_of_memory_is_a_clear_error(monkeypatch):
+def test_running_out_of_memory_is_a_clear_error(monkeypatch, tmp_path):
     import duckdb
 
     import analysis.fast as fast
@@ -236,7 +236,11 @@ def test_running_out_of_memory_is_a_clear_error(monkeypatch):
     def boom(*a, **k):
         raise duckdb.OutOfMemoryException("Out of Memory Error: could not allocate block of size 256.0 KiB")
 
+    import analysis.fast.load as fast_load
+
     monkeypatch.setattr(fast, "load_fast", boom)
-    r = run("validate", DATA / "club_night.jsonl", "--engine", "fast")
-    assert r.exit_code == 2
-    assert "error: out of memory: Out of Memory Error" in r.output and "--memory-limit" in r.output
+    monkeypatch.setattr(fast_load, "load_fast", boom)
+    for args in (["validate"], ["load", "--db", tmp_path / "x.duckdb"]):
+        r = run(*args, DATA / "club_night.jsonl", "--engine", "fast")
+        assert r.exit_code == 2, args
+        assert "error: out of memory: Out of Memory Error" in r.output and "--memory-limit" in r.output
