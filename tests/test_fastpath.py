@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import gzip
 import json
 import random
@@ -518,6 +519,24 @@ def test_validate_fast_is_load_then_check(edge_file, tmp_path):
         assert _rows(ref, t) == _rows(fast, t), t
     assert _summary(s_ref) == _summary(s_fast)
     assert [f.to_row() for f in c_ref.findings] == [f.to_row() for f in c_fast.findings]
+
+
+def test_scores_beyond_32_bits_fail_as_the_reference_fails():
+    # found by fuzzing: with nothing recorded to compare, the SQL passed the game and failed on
+    # the 32-bit insert with its own error; now such a game goes to the reference
+    from analysis.simulate import simulate_season
+
+    records, _ = simulate_season(12, 1, 1, fault_rate=0.0)  # a game the SQL passes once nothing is recorded
+    recs = [dataclasses.replace(r, score=None, winner=None, rules=None) for r in records]
+    a, b = _two_dbs(recs)
+    rules = {"preset": "standard", "bag_points": -999_999_999}
+    with pytest.raises(Exception) as ref:
+        check_db(a, rules=rules)
+    with pytest.raises(Exception) as fast:
+        check_fast(b, rules=rules, workers=1)
+    assert (type(fast.value), str(fast.value)) == (type(ref.value), str(ref.value))
+    assert "too large" in str(ref.value)
+    assert check_fast(b, rules="standard", workers=1).games == 1  # the same game, in range, passes
 
 
 def test_flagged_games_in_worker_processes(monkeypatch):

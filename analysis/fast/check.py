@@ -648,17 +648,23 @@ def game_sql() -> str:
     """
 
 
+_SCORE_COLUMNS = [f"{sd}_{c}" for sd in ("ns", "ew") for c in ("contract", "tricks", "bags_hand", "pen", "nil", "pts", "tot", "bags_after")]
+
+
 def _fold_games_sql() -> str:
-    """Per game: whether it passes (every hand passes and no hand follows the end) and its ``games`` row."""
+    """Per game: whether it passes (every hand passes, every number fits the tables' 32-bit
+    columns, and no hand follows the end) and its ``games`` row.  A game with a number beyond
+    32 bits goes to the reference, which reports it as the reference does."""
+    fits = f"coalesce(greatest({', '.join(f'abs({c})' for c in _SCORE_COLUMNS)}) < 2147483648, true)"
     return """
         SELECT game_id, game_ok AND (end_hand IS NULL OR end_hand = last_hand) AS game_ok,
                hands, last_hand, end_hand, total_ns, total_ew, rules
-        FROM (SELECT game_id, bool_and(row_ok) AS game_ok, count(*) AS hands, max(hand) AS last_hand,
+        FROM (SELECT game_id, bool_and(row_ok AND {fits}) AS game_ok, count(*) AS hands, max(hand) AS last_hand,
                      min(hand) FILTER (ends) AS end_hand,
                      arg_max(ns_tot, hand) AS total_ns, arg_max(ew_tot, hand) AS total_ew,
                      any_value(game_rkey) AS rules
               FROM _fc_game_hand GROUP BY game_id)
-    """
+    """.replace("{fits}", fits)
 
 
 # --- writing --------------------------------------------------------------------------------------
