@@ -243,6 +243,11 @@ def record_from_obj(obj: Any, source_file: str | None = None, source_line: int |
     winner = None if obj.get("winner") is None else _side(obj["winner"], "winner")
 
     extras = {k: v for k, v in obj.items() if k not in KNOWN_KEYS}
+    if extras:
+        try:
+            orjson.dumps(extras)  # what the loader stores; it refuses nesting over 254 levels
+        except TypeError as exc:
+            raise RecordError(f"extension fields cannot be stored ({exc}; nesting over 254 levels?)") from None
     warnings = tuple(f"unknown key '{k}' kept as an extension" for k in extras if not k.startswith("x_")) + tuple(nested)
 
     return HandRecord(

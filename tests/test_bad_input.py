@@ -51,6 +51,9 @@ def make_folder(root):
     (bad / "empty.jsonl").write_text("")
     (bad / "garbage.jsonl").write_bytes(b"\x00garbage" * (5 * 1024 * 1024 // 8) + b"\n")
     (bad / "schema.jsonl").write_text(line(schema="spades-hand/2") + "\n")
+    # an extension nested deeper than the JSON writer stores: once crashed the whole file's load
+    deep = line(game_id="deep", hand=2)[:-1] + ',"x_deep":' + "[" * 300 + "]" * 300 + "}"
+    (bad / "deep.jsonl").write_text(line(game_id="deep", hand=1) + "\n" + deep + "\n")
     (bad / "tag.spn").write_text(SPN_GOOD)
     rows = [CSV_HEADER, CSV_ROW.format(hand=1, total=61), "sheet-1,2,E,ana,bo", CSV_ROW.format(hand=3, total=122)]
     (bad / "short.csv").write_text("\n".join(rows) + "\n")
@@ -68,6 +71,7 @@ EXPECTED_ERRORS = {
     ("empty.jsonl", 0): "no hands",
     ("garbage.jsonl", 1): "not valid JSON",
     ("schema.jsonl", 1): "spades-hand/2",
+    ("deep.jsonl", 2): "cannot be stored",
     ("tag.spn", 12): "]",
     ("short.csv", 3): "cells",
 }
@@ -77,8 +81,8 @@ def test_mixed_folder_loads_every_good_hand_and_lists_every_bad_record(tmp_path)
     root = make_folder(tmp_path)
     con = db.connect()
     summary = db.load_files(con, [root])
-    # good hands: a.jsonl 2, b.jsonl.gz 1, truncated.jsonl 1, tag.spn 2 (hands 1 and 3), short.csv 2
-    assert summary.hands == 8
+    # good hands: a.jsonl 2, b.jsonl.gz 1, truncated.jsonl 1, deep.jsonl 1, tag.spn 2 (hands 1 and 3), short.csv 2
+    assert summary.hands == 9
     rows = con.execute("SELECT source_file, source_line, message, raw FROM load_errors").fetchall()
     got = {(f.rsplit("/", 1)[-1], ln): (msg, raw) for f, ln, msg, raw in rows}
     assert set(got) == set(EXPECTED_ERRORS)
@@ -98,5 +102,5 @@ def test_cli_load_exit_status_and_summary(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "analysis.cli", "load", str(root / "bad"), "--db", str(dbfile)],
                          capture_output=True, text=True)
     assert bad.returncode == 2
-    assert "11 records rejected" in bad.stdout
+    assert "12 records rejected" in bad.stdout
     assert "badseat.jsonl:1: dealer 'X' is not a seat" in bad.stdout
