@@ -808,40 +808,28 @@ def replay_hand(
         )
     if taken_rec is not None:
         rec_taken = tuple(0 if v is None else v for v in taken_rec)
-        if complete:
-            for seat in SEATS:
-                v = taken_rec[seat]
-                if v is not None and v != replayed[seat]:
-                    findings.append(
-                        Finding(
-                            code=TRICKS_TAKEN_MISMATCH,
-                            game_id=gid,
-                            hand=h,
-                            seat=seat,
-                            side=seat.side,
-                            message=f"{where(h)}: {seat} recorded as taking {v} tricks, but took {replayed[seat]} in the play",
-                            field="taken",
-                            recorded=v,
-                            expected=replayed[seat],
-                        )
-                    )
-        else:
-            low = [s for s in SEATS if taken_rec[s] is not None and taken_rec[s] < replayed[s]]
-            for seat in low:
-                findings.append(
-                    Finding(
-                        code=TRICKS_TAKEN_MISMATCH,
-                        game_id=gid,
-                        hand=h,
-                        seat=seat,
-                        side=seat.side,
-                        message=f"{where(h)}: {seat} recorded as taking {taken_rec[seat]} tricks, but already won "
-                        f"{replayed[seat]} in the tricks played",
-                        field="taken",
-                        recorded=taken_rec[seat],
-                        expected=replayed[seat],
-                    )
+        # a complete hand must match its play; an incomplete one can only have won more since
+        low = []
+        for seat in SEATS:
+            v, won = taken_rec[seat], replayed[seat]
+            if v is None or (v == won if complete else v >= won):
+                continue
+            low.append(seat)
+            how = f"took {won} in the play" if complete else f"already won {won} in the tricks played"
+            findings.append(
+                Finding(
+                    code=TRICKS_TAKEN_MISMATCH,
+                    game_id=gid,
+                    hand=h,
+                    seat=seat,
+                    side=seat.side,
+                    message=f"{where(h)}: {seat} recorded as taking {v} tricks, but {how}",
+                    field="taken",
+                    recorded=v,
+                    expected=won,
                 )
+            )
+        if not complete:
             total = sum(rec_taken)
             if not low and total != 13:
                 shown = " ".join(f"{s} {'-' if taken_rec[s] is None else taken_rec[s]}" for s in SEATS)

@@ -408,25 +408,26 @@ def _check_consistent(rs: Ruleset) -> None:
 _CACHE: dict[Any, Ruleset] = {}
 
 
+def _json_object(text: str, problem: str) -> dict[str, Any]:
+    """``text`` read as a JSON object; :class:`RulesError` ``problem`` otherwise."""
+    try:
+        opts = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        opts = None
+    if not isinstance(opts, dict):
+        raise RulesError(problem)
+    return opts
+
+
 def _parse_name_text(text: str) -> tuple[str, dict[str, Any]]:
     """``"standard"`` or ``"standard {json}"`` (the form :func:`ruleset_name` writes)."""
     t = text.strip()
     if " " in t and t.endswith("}"):
         head, _, tail = t.partition(" ")
-        try:
-            opts = orjson.loads(tail)
-        except orjson.JSONDecodeError:
-            raise RulesError(f"rules {text!r}: the options after the preset name are not valid JSON") from None
-        if not isinstance(opts, dict):
-            raise RulesError(f"rules {text!r}: the options after the preset name must be a JSON object")
+        opts = _json_object(tail, f"rules {text!r}: the options after the preset name must be a JSON object")
         return head.lower(), opts
     if t.startswith("{"):
-        try:
-            opts = orjson.loads(t)
-        except orjson.JSONDecodeError:
-            raise RulesError(f"rules {text!r} is neither a preset name nor a JSON object") from None
-        if not isinstance(opts, dict):
-            raise RulesError(f"rules {text!r} is neither a preset name nor a JSON object")
+        opts = _json_object(t, f"rules {text!r} is neither a preset name nor a JSON object")
         return str(opts.pop("preset", "standard")).lower(), opts
     return t.lower(), {}
 
