@@ -1,8 +1,8 @@
 """Altair charts of the metrics.  Every function takes an aggregated frame, never a raw table.
 
-The frames are the ones :mod:`analysis.metrics` returns (a polars DataFrame, or a list of dicts with
+The frames are the ones :mod:`spadework.analysis.metrics` returns (a polars DataFrame, or a list of dicts with
 the same columns); the data go into the chart as inline values, so a chart's spec is self-contained
-and renders without network access (see :mod:`analysis.report`).  Every tooltip carries ``n``.
+and renders without network access (see :mod:`spadework.analysis.report`).  Every tooltip carries ``n``.
 
 | function | input frame |
 |---|---|
@@ -209,7 +209,7 @@ def small_multiples(
 ):
     """One small panel per metric, the players (or ``group``) side by side in each, with 95 % intervals.
 
-    ``df``: :func:`analysis.metrics.run_all` output; ``metrics`` picks and orders the metric names.
+    ``df``: :func:`spadework.analysis.metrics.run_all` output; ``metrics`` picks and orders the metric names.
     Each panel has its own x scale.  Tooltips: player, metric, value, interval, ``n``.
     """
     _require(df, (group, "metric", "title", "value", "low", "high", "n"), "small_multiples")

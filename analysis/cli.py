@@ -1,7 +1,7 @@
 """The ``spadework`` command line.
 
 Every command is a thin shell over library functions: loading is
-:mod:`parsers.db`, checking :mod:`analysis.checker`, and so on.  Exit codes are
+:mod:`spadework.parsers.db`, checking :mod:`spadework.analysis.engine.checker`, and so on.  Exit codes are
 documented in ``spadework --help`` and are the same for every command:
 
 * 0 — done, nothing to report;
@@ -96,7 +96,7 @@ def _engine_for_logs(engine: str, paths: list[Path]) -> str:
     engine = _engine(engine)
     if engine != "auto":
         return engine
-    from parsers.io import walk
+    from spadework.parsers.io import walk
 
     total = 0
     try:
@@ -170,7 +170,7 @@ def _n(count: int, noun: str) -> str:
 
 def _exit_for_findings(con) -> int:
     """1 when the check found anything; 2 when a log's rules could not be read (RULES_INVALID)."""
-    from analysis.present import findings_by_code
+    from spadework.analysis.present import findings_by_code
 
     codes = dict(findings_by_code(con))
     if codes.get("RULES_INVALID"):
@@ -198,7 +198,7 @@ def _validate_rules(rules):
     """Fail early, with the list of known presets/options, on a ruleset the checker would refuse."""
     if rules is None:
         return None
-    from analysis.rules import RulesError, get_ruleset
+    from spadework.analysis.engine.rules import RulesError, get_ruleset
 
     try:
         get_ruleset(rules)
@@ -209,7 +209,7 @@ def _validate_rules(rules):
 
 
 def _open_db(db: Path | None, read_only: bool = False):
-    from parsers.db import connect
+    from spadework.parsers.db import connect
 
     if read_only and db is not None and not db.exists():
         err.print(f"error: {db}: no such database (create it with `spadework load ... --db {db}`)")
@@ -223,9 +223,9 @@ def _open_db(db: Path | None, read_only: bool = False):
 
 def _load(con, paths: list[Path], fmt: str | None, quiet: bool, engine: str = "replay"):
     if engine == "fast":
-        from analysis.fast import load_fast as load_files
+        from spadework.analysis.engine.fast import load_fast as load_files
     else:
-        from parsers.db import load_files
+        from spadework.parsers.db import load_files
 
     with _input_errors(FileNotFoundError, ValueError):  # ValueError: an unknown --format
         summary = load_files(con, paths, fmt=fmt, progress=not quiet and err.is_terminal)
@@ -248,7 +248,7 @@ def _load_and_check(con, paths: list[Path], fmt: str | None, rules, quiet: bool,
         summary = _load(con, paths, fmt, quiet, engine)
         _run_check(con, rules, quiet, engine)
         return summary
-    from analysis.fast import validate_fast
+    from spadework.analysis.engine.fast import validate_fast
 
     with _input_errors(FileNotFoundError, ValueError):  # an unknown --format, rules a log names
         summary, _ = validate_fast(con, paths, rules=rules, progress=not quiet and err.is_terminal, fmt=fmt)
@@ -313,9 +313,9 @@ def load(
 
 def _run_check(con, rules, quiet: bool, engine: str = "replay"):
     if engine == "fast":
-        from analysis.fast import check_fast as check_db
+        from spadework.analysis.engine.fast import check_fast as check_db
     else:
-        from analysis.checker import check_db
+        from spadework.analysis.engine.checker import check_db
 
     with _input_errors(ValueError):  # RulesError and friends: a log names rules we do not know
         return check_db(con, rules=rules, progress=not quiet and err.is_terminal)
@@ -359,7 +359,7 @@ def check(
     engine = _engine_for_db(engine, con)
     _limit_memory(con, memory_limit, engine)
     _run_check(con, rules_spec, quiet, engine)
-    from analysis.present import findings_by_code
+    from spadework.analysis.present import findings_by_code
 
     games, hands = con.execute("SELECT count(*), coalesce(sum(hands), 0) FROM games").fetchone()
     counts = findings_by_code(con)
@@ -392,7 +392,7 @@ def validate(
     con = _open_db(db)
     _limit_memory(con, memory_limit, engine)
     summary = _load_and_check(con, paths, fmt, rules_spec, quiet or as_json, engine)
-    from analysis.present import print_validation, validation_json
+    from spadework.analysis.present import print_validation, validation_json
 
     if as_json:
         import orjson
@@ -418,7 +418,7 @@ def convert(
     Unreadable records are listed on standard error and left out of the output (exit 2).
     JSON Lines and SPN keep everything; the score sheet keeps bids, tricks taken and scores only.
     """
-    from analysis.convert import convert_file
+    from spadework.analysis.convert import convert_file
 
     try:
         written, errors = convert_file(source, target, in_fmt=fmt, out_fmt=to)
@@ -448,8 +448,8 @@ def simulate(
     With --faults, a sidecar file (OUT with .faults.jsonl) lists every planted fault with the finding the
     checker must report (code, game, hand, trick, seat, card), so `spadework validate OUT` can be compared.
     """
-    from analysis.rules import RulesError
-    from analysis.simulate import simulate_season, write_season
+    from spadework.analysis.engine.rules import RulesError
+    from spadework.analysis.sim import simulate_season, write_season
 
     rules_spec = _parse_rules_option(rules) or "standard"
     try:
@@ -472,7 +472,7 @@ def report(
 ) -> None:
     """Write a static HTML report: summary, every finding with a trick-by-trick replay of its hand, the score
     mismatches and the charts.  The page needs no network; all text from the logs is escaped."""
-    from analysis.report import build_report
+    from spadework.analysis.report import build_report
 
     con = _open_db(db, read_only=True)
     path = build_report(con, out_dir, interactive=not static)
@@ -485,7 +485,7 @@ def stats(
     player: Annotated[Optional[str], typer.Option("--player", help="One player's tendencies against the field; without it, every player.")] = None,
 ) -> None:
     """Print a player's tendencies against the field: each metric with n and its interval, biggest gaps flagged."""
-    from analysis import coach
+    from spadework.analysis import coach
 
     try:
         con = coach.open_database(db)
@@ -514,7 +514,7 @@ def bench(ctx: typer.Context) -> None:
     """
     import importlib.util
 
-    from analysis.sample import find
+    from spadework.analysis.sample import find
 
     script = find("tests/benchmarks/bench_validate.py")
     if script is None:

@@ -1,6 +1,6 @@
 """One player against the field: the table behind ``spadework stats`` and the coaching notebook.
 
-``player_table(con, "ana")`` runs every scalar metric of :mod:`analysis.metrics` twice, once for
+``player_table(con, "ana")`` runs every scalar metric of :mod:`spadework.analysis.metrics` twice, once for
 the player and once for the field (every other player's hands under the same filters), and
 lines them up with the gap between the two and a z score.  ``leaks`` ranks the same table by the
 size of the gap (largest first, leak-finder style).  ``rich_table`` turns either into a
@@ -17,7 +17,7 @@ from typing import Any
 
 import polars as pl
 
-from analysis import metrics, sample
+from spadework.analysis import metrics, sample
 
 TABLE_COLUMNS = (
     "category", "metric", "title", "kind", "unit", "better",
@@ -36,7 +36,7 @@ def open_database(path: str | os.PathLike[str] = "data/sample/season.duckdb", fr
 
     A relative ``path`` is looked up from the working directory and then from each parent
     directory (so a notebook running in ``notebooks/`` finds ``data/sample``).  With ``freeze``
-    (default) the per-player-hand relation is computed once (:func:`analysis.metrics.freeze`; safe,
+    (default) the per-player-hand relation is computed once (:func:`spadework.analysis.metrics.freeze`; safe,
     the connection is read-only) so every metric afterwards is fast.  Raises ``FileNotFoundError``
     naming the path when no such file exists.
     """
@@ -99,7 +99,7 @@ def player_table(
     (two-proportion pooled for rates, pooled variance for means, so a player with three identical
     values does not get a huge z; null when it cannot be estimated); ``verdict``: ``leak`` /
     ``strength`` when |z| >= 2 and the metric has a better direction, ``higher`` / ``lower`` when it has
-    none, else empty.  Units as in :func:`analysis.metrics.describe` (rates are 0..1).
+    none, else empty.  Units as in :func:`spadework.analysis.metrics.describe` (rates are 0..1).
 
     Raises ``ValueError`` when ``player`` never sat at a table (the message lists the players).
     """

@@ -10,12 +10,12 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from parsers import formats
-from parsers.io import strip_gz
-from parsers.model import HandRecord, LoadError
+from spadework.parsers import formats
+from spadework.parsers.io import strip_gz
+from spadework.parsers.model import HandRecord, LoadError
 
 if TYPE_CHECKING:
-    from analysis.rules import Ruleset
+    from spadework.analysis.engine.rules import Ruleset
 
 _OUT_EXT = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".spn": "spn", ".csv": "csv"}
 
@@ -71,9 +71,9 @@ def score_sheet_record(rec: HandRecord, ruleset: Ruleset | None = None) -> HandR
     """The record as a score sheet knows it: the tricks taken as played (what the table
     counted, after the renege penalty where the ruleset has one), even where the log's
     ``taken`` is missing or wrong.  Used for ``csv``.  Raises ``RulesError`` for unreadable rules."""
-    from analysis.replay import replay_hand
-    from analysis.rules import get_ruleset
-    from analysis.scoring import apply_renege_penalty
+    from spadework.analysis.engine.replay import replay_hand
+    from spadework.analysis.engine.rules import get_ruleset
+    from spadework.analysis.engine.scoring import apply_renege_penalty
 
     if rec.tricks is None:
         return rec

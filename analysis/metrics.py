@@ -17,8 +17,8 @@ A metric with ``scale`` (findings per 100 hands) has ``value``, ``se``, ``low``,
 How it is built (the "named SQL steps", in the spirit of Splink):
 
 1. :func:`prepare` creates temporary helper tables from the one place that knows each thing
-   (``sw_seats``/``sw_positions`` from :mod:`parsers.seats`, ``sw_cards`` from the decks of
-   :mod:`parsers.cards`, ``sw_rules`` from the rules text of each hand) and temporary views:
+   (``sw_seats``/``sw_positions`` from :mod:`spadework.parsers.seats`, ``sw_cards`` from the decks of
+   :mod:`spadework.parsers.cards`, ``sw_rules`` from the rules text of each hand) and temporary views:
    ``sw_plays`` -> ``sw_play_steps`` -> ``sw_trick_results`` -> ``sw_play_analysis`` (card play),
    ``sw_side_hands`` (one row per game, hand, side: recomputed score and the state before the hand)
    and ``sw_player_hands`` (one row per game, hand, seat: everything the metrics need).
@@ -27,7 +27,7 @@ How it is built (the "named SQL steps", in the spirit of Splink):
    Side-level metrics read ``sh`` (``ph`` with one row per game, hand, side and group) and
    hand-level ones ``hh`` (one row per game, hand and group), so grouping by a partnership never
    counts a side's hand twice.
-3. The metric's query groups by the ``by`` keys; :mod:`analysis.stats` adds the intervals.
+3. The metric's query groups by the ``by`` keys; :mod:`spadework.analysis.stats` adds the intervals.
 
 Definitions shared by the metrics (the docstring of each metric gives its own):
 
@@ -61,10 +61,10 @@ from typing import Any, Literal
 
 import polars as pl
 
-from analysis import stats
-from parsers.cards import JOKER_DECK, JOKERS, NYC_DECK, STANDARD_CARDS, STANDARD_DECK, Deck, rank_of
-from parsers.schema import ALL_TABLES
-from parsers.seats import SEATS
+from spadework.analysis import stats
+from spadework.parsers.cards import JOKER_DECK, JOKERS, NYC_DECK, STANDARD_CARDS, STANDARD_DECK, Deck, rank_of
+from spadework.parsers.schema import ALL_TABLES
+from spadework.parsers.seats import SEATS
 
 SITUATION_MARGIN = 100
 """Points of margin at the start of a hand that make a side ``behind`` (<= -100) or ``ahead`` (>= 100)."""
@@ -241,12 +241,12 @@ class RuleFacts:
 
 def rule_facts(rules: str | Mapping[str, Any] | None) -> RuleFacts:
     """Read a ruleset as stored in ``hands.rules`` (a preset name or a JSON object with ``preset``)
-    through :func:`analysis.rules.get_ruleset`.
+    through :func:`spadework.analysis.engine.rules.get_ruleset`.
 
     Unreadable rules are taken as ``standard`` (the checker reports them as ``RULES_INVALID``; the
     metrics only need a best reading).  Never raises.
     """
-    from analysis.rules import STANDARD, get_ruleset
+    from spadework.analysis.engine.rules import STANDARD, get_ruleset
 
     spec: Any = rules
     if isinstance(rules, str) and rules.strip().startswith("{"):

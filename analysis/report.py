@@ -33,8 +33,8 @@ from typing import Any
 
 import polars as pl
 
-from analysis import charts, metrics
-from parsers.cards import JOKERS, Deck
+from spadework.analysis import charts, metrics
+from spadework.parsers.cards import JOKERS, Deck
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 SUIT_ORDER = ("S", "H", "D", "C")

@@ -45,8 +45,8 @@ def build_sample_db(db_path: str | os.PathLike[str] | None = None, force: bool =
     db = Path(db_path) if db_path is not None else log.parent / SAMPLE_DB.name
     if db.exists() and not force and db.stat().st_mtime >= log.stat().st_mtime:
         return db
-    from analysis.checker import check_db
-    from parsers.db import connect, load_files
+    from spadework.analysis.engine.checker import check_db
+    from spadework.parsers.db import connect, load_files
 
     tmp = db.with_suffix(".building.duckdb")
     tmp.unlink(missing_ok=True)

@@ -3,7 +3,7 @@
 Every rate the metrics report carries its count of opportunities ``n`` and its
 count of successes ``k``; every mean carries ``n`` and a standard error.  These
 helpers turn those counts into intervals, both for single numbers and for whole
-polars frames (the shape :func:`analysis.metrics.run` returns).
+polars frames (the shape :func:`spadework.analysis.metrics.run` returns).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from parsers.seats import SEATS, Seat
+from spadework.parsers.seats import SEATS, Seat
 
 RANKS = "AKQJT98765432"
 """Ranks from high to low."""

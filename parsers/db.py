@@ -8,7 +8,7 @@ whose ``(game_id, hand)`` is already in the database from another file replaces
 it, so nothing is ever duplicated.  A hand that appears twice in one file is a
 load error at its second appearance.
 
-``iter_records`` turns the tables back into :class:`~parsers.model.HandRecord`
+``iter_records`` turns the tables back into :class:`~spadework.parsers.model.HandRecord`
 objects, ordered by game and hand, streaming (the checker reads them this way).
 """
 
@@ -24,11 +24,11 @@ import duckdb
 import orjson
 import pyarrow as pa
 
-from parsers import formats
-from parsers.io import display_name, walk
-from parsers.model import Bid, HandRecord, LoadError, SideScore, Trick
-from parsers.schema import LOADED_TABLES, create_tables
-from parsers.seats import SEATS, SIDES, Seat, Side
+from spadework.parsers import formats
+from spadework.parsers.io import display_name, walk
+from spadework.parsers.model import Bid, HandRecord, LoadError, SideScore, Trick
+from spadework.parsers.schema import LOADED_TABLES, create_tables
+from spadework.parsers.seats import SEATS, SIDES, Seat, Side
 
 BATCH_HANDS = 5000
 """Hands buffered before a batch is written."""
@@ -208,7 +208,7 @@ def out_of_range(rec: HandRecord) -> str | None:
 
 def _rejected(rec: HandRecord, source: str, reason: str) -> LoadError:
     """A readable record the loader will not write, as a load error carrying its canonical JSON."""
-    from parsers.jsonl import dumps_record
+    from spadework.parsers.jsonl import dumps_record
 
     try:
         raw = dumps_record(rec)
@@ -353,7 +353,7 @@ def load_files(
     """Load files and folders (recursively) into the database.
 
     Files are matched to a format by extension, then content (see
-    :mod:`parsers.formats`); inside folders, files that are in no known format
+    :mod:`spadework.parsers.formats`); inside folders, files that are in no known format
     are skipped and listed in ``LoadSummary.skipped``, while a file named
     explicitly that cannot be read or identified gets a ``load_errors`` row
     (line 0).  An empty file gets a ``load_errors`` row too ("no hands").

@@ -15,15 +15,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
-from parsers.io import head_bytes, strip_gz
-from parsers.model import HandRecord, LoadError
+from spadework.parsers.io import head_bytes, strip_gz
+from spadework.parsers.model import HandRecord, LoadError
 
 FORMATS: dict[str, str] = {
-    "jsonl": "parsers.jsonl",
-    "spn": "parsers.spn",
-    "csv": "parsers.scoresheet",
-    "ptn": "parsers.trickster",
-    "openspiel": "parsers.openspiel",
+    "jsonl": "spadework.parsers.jsonl",
+    "spn": "spadework.parsers.spn",
+    "csv": "spadework.parsers.scoresheet",
+    "ptn": "spadework.parsers.trickster",
+    "openspiel": "spadework.parsers.openspiel",
 }
 """Format name -> module.  ``csv`` is the score-sheet format, ``ptn`` Trickster's export."""
 

@@ -1,7 +1,7 @@
 """The canonical JSON Lines format, ``spades-hand/1`` (FORMATS.md section 1).
 
-One hand per line.  ``load``/``loads`` stream :class:`~parsers.model.HandRecord`
-objects and :class:`~parsers.model.LoadError` objects for lines that cannot be
+One hand per line.  ``load``/``loads`` stream :class:`~spadework.parsers.model.HandRecord`
+objects and :class:`~spadework.parsers.model.LoadError` objects for lines that cannot be
 read; ``dump``/``dumps`` write records back.  ``.json`` files holding a single
 object or an array of objects are read too.
 
@@ -17,10 +17,10 @@ from typing import IO, Any
 
 import orjson
 
-from parsers.cards import CardError, parse_card
-from parsers.io import decode, iter_lines, iter_text_lines, open_binary, raw_text, strip_gz
-from parsers.model import SCHEMA, Bid, HandRecord, LoadError, RecordError, SideScore, Trick
-from parsers.seats import SEATS, SIDES, Seat, Side
+from spadework.parsers.cards import CardError, parse_card
+from spadework.parsers.io import decode, iter_lines, iter_text_lines, open_binary, raw_text, strip_gz
+from spadework.parsers.model import SCHEMA, Bid, HandRecord, LoadError, RecordError, SideScore, Trick
+from spadework.parsers.seats import SEATS, SIDES, Seat, Side
 
 Item = HandRecord | LoadError
 
@@ -123,7 +123,7 @@ def parse_bid_value(value: Any, what: str = "bid") -> tuple[int | float, bool]:
 def record_from_obj(obj: Any, source_file: str | None = None, source_line: int | None = None) -> HandRecord:
     """Build a :class:`HandRecord` from one decoded ``spades-hand/1`` JSON object.
 
-    Raises :class:`~parsers.model.RecordError` with a reason a person reads,
+    Raises :class:`~spadework.parsers.model.RecordError` with a reason a person reads,
     e.g. ``dealer 'X' is not a seat``, ``tricks[2].cards[1]: '1S' is not a card``,
     ``hand: 'two' is not a whole number``.  A record that is readable but breaks
     the rules (14 cards, a renege) is returned as written.

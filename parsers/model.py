@@ -3,7 +3,7 @@
 The fields follow the ``spades-hand/1`` keys of FORMATS.md section 1.  Records
 are immutable; seat-indexed data are tuples in seat order ``N E S W`` and
 side-indexed data tuples in side order ``NS EW`` so they can be indexed with a
-:class:`~parsers.seats.Seat` or :class:`~parsers.seats.Side` directly.
+:class:`~spadework.parsers.seats.Seat` or :class:`~spadework.parsers.seats.Side` directly.
 
 Parsers yield :class:`HandRecord` for what they could read and
 :class:`LoadError` for what they could not; the loader writes both.
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from parsers.seats import SEATS, SIDES, Seat, Side
+from spadework.parsers.seats import SEATS, SIDES, Seat, Side
 
 SCHEMA = "spades-hand/1"
 """The schema name and version of the canonical JSON form."""
@@ -81,7 +81,7 @@ class HandRecord:
     Seat-indexed tuples (``players``, ``deal``, ``taken``) are in order N E S W;
     side-indexed ones (``score``, ``score_before``, ``bags_before``) in order NS EW.
     ``rules`` is the ruleset as written: a preset name or a dict of options with
-    ``preset``; it is interpreted by :mod:`analysis.rules`, not here.
+    ``preset``; it is interpreted by :mod:`spadework.analysis.engine.rules`, not here.
     ``extras`` holds the ``x_*`` extension keys, kept and never interpreted;
     ``warnings`` holds notes from importers (an option that could not be mapped...).
     ``source_file``/``source_line`` say where the record came from.

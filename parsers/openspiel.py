@@ -7,7 +7,7 @@ OpenSpiel plays one hand per episode and records it as ``history()``, a list of 
   12 = ``AC``, 51 = ``AS``;
 - 4 bids, N first, each ``52 + n`` for a bid of ``n`` tricks (52 = nil);
 - up to 52 card plays (same card numbers); N leads trick 1 and the winner of each trick leads the
-  next (found here with :data:`~parsers.cards.STANDARD_DECK`).
+  next (found here with :data:`~spadework.parsers.cards.STANDARD_DECK`).
 
 Two file shapes are read, line by line (a line may be either):
 
@@ -26,7 +26,7 @@ total is recorded: OpenSpiel does not write one.
 A history OpenSpiel's ``apply_action`` accepts but the rules forbid (a renege, a spade led early,
 partners bidding more than 13 together) loads as written; the checker reports it.  A line that cannot
 be a hand (bad JSON, the wrong number of actions, an action out of range, a card dealt twice) is a
-:class:`~parsers.model.LoadError` with its line and the reason.
+:class:`~spadework.parsers.model.LoadError` with its line and the reason.
 """
 
 from __future__ import annotations
@@ -39,10 +39,10 @@ from typing import Any
 
 import orjson
 
-from parsers.cards import STANDARD_CARDS, STANDARD_DECK, rank_of, suit_of
-from parsers.io import decode, iter_lines, iter_text_lines, raw_text, strip_gz
-from parsers.model import Bid, HandRecord, LoadError, RecordError, SideScore, Trick
-from parsers.seats import SEATS, Seat, Side
+from spadework.parsers.cards import STANDARD_CARDS, STANDARD_DECK, rank_of, suit_of
+from spadework.parsers.io import decode, iter_lines, iter_text_lines, raw_text, strip_gz
+from spadework.parsers.model import Bid, HandRecord, LoadError, RecordError, SideScore, Trick
+from spadework.parsers.seats import SEATS, Seat, Side
 
 Item = HandRecord | LoadError
 
@@ -104,7 +104,7 @@ def record_from_history(
     ``returns`` ``[N, E, S, W]`` gives each side's recorded ``points`` (a side whose partners' returns
     differ, or are not whole numbers, records none and gets a warning).
 
-    Raises :class:`~parsers.model.RecordError` naming the action: fewer than 56 or more than 108
+    Raises :class:`~spadework.parsers.model.RecordError` naming the action: fewer than 56 or more than 108
     actions, an action out of range for its phase, a card dealt twice.  A play that breaks the rules is
     returned as written.
     """

@@ -24,7 +24,7 @@ Reading (decisions FORMATS.md leaves open):
 - The delimiter is the one the header uses: ``,`` or, if the header has none, ``;``
   or a tab (spreadsheets in some languages export with ``;``).
 - Header names are matched exactly after trimming spaces.  A header that lacks a
-  required column (missing, misspelt) gives one :class:`~parsers.model.LoadError` for
+  required column (missing, misspelt) gives one :class:`~spadework.parsers.model.LoadError` for
   line 1 naming the missing columns, and nothing else of the file can be read: the
   columns of the other rows are unknown, so no row is read (the raw text kept is the
   header line).
@@ -33,7 +33,7 @@ Reading (decisions FORMATS.md leaves open):
 - A row is read on its own line (a cell may not hold a line break).  A row with fewer
   cells than the header, with extra cells that are not empty, a cell that is not a
   number, a bid that is not a bid, an unknown dealer, invalid UTF-8 ... becomes one
-  :class:`~parsers.model.LoadError` with its line number, the reason (``line 7: taken_N
+  :class:`~spadework.parsers.model.LoadError` with its line number, the reason (``line 7: taken_N
   'five' is not a whole number``) and the raw row; the next row is read as usual.
 
 Writing (:func:`dump`) is lossy by nature: a sheet holds no deal, no play and no
@@ -53,11 +53,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import IO, Any
 
-from parsers.io import decode, iter_lines, iter_text_lines, raw_text
-from parsers.jsonl import KNOWN_KEYS, record_from_obj
-from parsers.model import HandRecord, LoadError, RecordError
-from parsers.seats import SEATS, SIDES, Seat
-from parsers.spn import format_bid_text, format_rules_text, parse_bid_text, parse_rules_text
+from spadework.parsers.io import decode, iter_lines, iter_text_lines, raw_text
+from spadework.parsers.jsonl import KNOWN_KEYS, record_from_obj
+from spadework.parsers.model import HandRecord, LoadError, RecordError
+from spadework.parsers.seats import SEATS, SIDES, Seat
+from spadework.parsers.spn import format_bid_text, format_rules_text, parse_bid_text, parse_rules_text
 
 Item = HandRecord | LoadError
 
@@ -105,7 +105,7 @@ def _opt_whole(text: str, column: str) -> int | None:
 def record_from_row(row: Mapping[str, str], source_file: str | None = None, source_line: int | None = None) -> HandRecord:
     """Build a :class:`HandRecord` from one row, given as ``column -> cell text``.
 
-    Raises :class:`~parsers.model.RecordError` (a ``ValueError``) naming the column:
+    Raises :class:`~spadework.parsers.model.RecordError` (a ``ValueError``) naming the column:
     ``dealer 'X' is not a seat (expected N, E, S or W)``, ``taken_N 'five' is not a whole number``,
     ``bid_E 'x' is not a bid (...)``, ``game_id is empty``.
     """

@@ -73,7 +73,7 @@ Rules of the text (the decisions FORMATS.md leaves open):
   and a ``[Game]`` must be in force.  A tag given twice in one block is an error.
 - The hand's ``source_line`` is the first line of its block.
 
-Errors: a block that cannot be read becomes one :class:`~parsers.model.LoadError`
+Errors: a block that cannot be read becomes one :class:`~spadework.parsers.model.LoadError`
 whose message names the line and the tag (``line 14: [Play] trick 3: '1S' is not a
 card``), whose ``source_line`` is that line (the block's first line when the fault
 is the block as a whole, e.g. a missing ``[Hand]``), and whose ``raw`` is the whole
@@ -102,11 +102,11 @@ from typing import IO, Any
 
 import orjson
 
-from parsers.cards import CardError, format_pbn_deal, parse_card, parse_pbn_deal
-from parsers.io import decode, iter_lines, iter_text_lines, raw_text
-from parsers.jsonl import KNOWN_KEYS, record_from_obj, record_to_obj
-from parsers.model import HandRecord, LoadError
-from parsers.seats import SEATS, SIDES, Seat, Side
+from spadework.parsers.cards import CardError, format_pbn_deal, parse_card, parse_pbn_deal
+from spadework.parsers.io import decode, iter_lines, iter_text_lines, raw_text
+from spadework.parsers.jsonl import KNOWN_KEYS, record_from_obj, record_to_obj
+from spadework.parsers.model import HandRecord, LoadError
+from spadework.parsers.seats import SEATS, SIDES, Seat, Side
 
 Item = HandRecord | LoadError
 

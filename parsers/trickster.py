@@ -17,7 +17,7 @@ PTN is the PBN-derived text the Trickster Cards site exports.  One hand is a blo
 
 The ``[Play]`` columns are seats, not play order (as in PBN): the seat named in the tag leads trick 1,
 and every later trick is led by the winner of the one before, so the importer replays the winners
-with the game's deck (:class:`~parsers.cards.Deck`) to put each trick in play order.  Cards in play
+with the game's deck (:class:`~spadework.parsers.cards.Deck`) to put each trick in play order.  Cards in play
 lines are written suit first (``CA``, ``H3``) and the jokers ``JH`` (high, the big joker ``BJ``) and
 ``JL`` (low, ``LJ``).
 
@@ -28,7 +28,7 @@ original tags are kept on the record's ``extras`` under ``x_trickster``.
 
 A file may hold several hands: a hand ends at a blank line, at a ``%`` comment line after it, or
 where a tag the hand already has appears again.  A hand that cannot be read yields one
-:class:`~parsers.model.LoadError` per faulty line (every reason is reported: a tag missing its
+:class:`~spadework.parsers.model.LoadError` per faulty line (every reason is reported: a tag missing its
 closing ``]``, unescaped quotes in a value, a file cut off inside a tag, a bad card...) and the
 next hand is read as usual.
 
@@ -48,7 +48,7 @@ from typing import Any
 
 import orjson
 
-from parsers.cards import (
+from spadework.parsers.cards import (
     JOKER_DECK,
     JOKERS,
     NYC_DECK,
@@ -60,9 +60,9 @@ from parsers.cards import (
     parse_card,
     parse_pbn_deal,
 )
-from parsers.io import decode, iter_lines, iter_text_lines, raw_text, strip_gz
-from parsers.model import Bid, HandRecord, LoadError, SideScore, Trick
-from parsers.seats import SEATS, Seat, Side
+from spadework.parsers.io import decode, iter_lines, iter_text_lines, raw_text, strip_gz
+from spadework.parsers.model import Bid, HandRecord, LoadError, SideScore, Trick
+from spadework.parsers.seats import SEATS, Seat, Side
 
 Item = HandRecord | LoadError
 

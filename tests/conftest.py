@@ -25,7 +25,7 @@ def pytest_configure(config):
 
     if "SPADEWORK_SAMPLE_DB" in os.environ:
         return
-    from analysis.sample import build_sample_db
+    from spadework.analysis.sample import build_sample_db
 
     old = os.getcwd()
     try:

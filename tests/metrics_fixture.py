@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import duckdb
 
-from parsers.schema import create_tables
+from spadework.parsers.schema import create_tables
 
 G1_RULES = '{"preset": "standard", "target": 200}'
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from parsers.cards import STANDARD_DECK, Deck
-from parsers.model import HandRecord
-from parsers.seats import SIDES, Seat, Side
+from spadework.parsers.cards import STANDARD_DECK, Deck
+from spadework.parsers.model import HandRecord
+from spadework.parsers.seats import SIDES, Seat, Side
 
 TARGET = 500
 BAG_LIMIT = 10

@@ -1,12 +1,12 @@
 """Hypothesis strategies for random hand records, shared by the round-trip tests.
 
-``hand_records()`` draws :class:`~parsers.model.HandRecord` objects in *canonical* form:
-exactly what :func:`parsers.jsonl.record_from_obj` gives back for
-:func:`parsers.jsonl.record_to_obj` of the record (so ``r == from_obj(to_obj(r))``).
+``hand_records()`` draws :class:`~spadework.parsers.model.HandRecord` objects in *canonical* form:
+exactly what :func:`spadework.parsers.jsonl.record_from_obj` gives back for
+:func:`spadework.parsers.jsonl.record_to_obj` of the record (so ``r == from_obj(to_obj(r))``).
 They are readable but need not follow the rules: 14-card hands, cards dealt twice,
 bids of 14 or 4.5, reneges, a seat bidding twice.
 
-Use ``from tests.strategies import hand_records, same_record``.  Options let a format
+Use ``from strategies import hand_records, same_record``.  Options let a format
 that stores less draw only what it can hold, e.g. ``hand_records(extras=False)``.
 """
 
@@ -18,9 +18,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from parsers.cards import JOKERS, RANKS, STANDARD_CARDS, SUITS
-from parsers.model import Bid, HandRecord, SideScore, Trick
-from parsers.seats import SEATS, SIDES
+from spadework.parsers.cards import JOKERS, RANKS, STANDARD_CARDS, SUITS
+from spadework.parsers.model import Bid, HandRecord, SideScore, Trick
+from spadework.parsers.seats import SEATS, SIDES
 
 ALL_CARDS: tuple[str, ...] = STANDARD_CARDS + JOKERS
 """The 52 cards and both jokers."""

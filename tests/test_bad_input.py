@@ -5,8 +5,8 @@ import gzip
 import subprocess
 import sys
 
-from parsers import db
-from tests.test_jsonl import line
+from spadework.parsers import db
+from test_jsonl import line
 
 CSV_HEADER = (
     "game_id,hand,dealer,player_N,player_E,player_S,player_W,bid_N,bid_E,bid_S,bid_W,"
@@ -95,11 +95,11 @@ def test_mixed_folder_loads_every_good_hand_and_lists_every_bad_record(tmp_path)
 def test_cli_load_exit_status_and_summary(tmp_path):
     root = make_folder(tmp_path)
     dbfile = tmp_path / "out.duckdb"
-    good = subprocess.run([sys.executable, "-m", "analysis.cli", "load", str(root / "good"), "--db", str(dbfile)],
+    good = subprocess.run([sys.executable, "-m", "spadework.analysis.cli", "load", str(root / "good"), "--db", str(dbfile)],
                           capture_output=True, text=True)
     assert good.returncode == 0, good.stderr
     assert "Loaded 3 hands from 2 files; 0 records rejected" in good.stdout
-    bad = subprocess.run([sys.executable, "-m", "analysis.cli", "load", str(root / "bad"), "--db", str(dbfile)],
+    bad = subprocess.run([sys.executable, "-m", "spadework.analysis.cli", "load", str(root / "bad"), "--db", str(dbfile)],
                          capture_output=True, text=True)
     assert bad.returncode == 2
     assert "12 records rejected" in bad.stdout

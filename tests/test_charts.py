@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 import metrics_fixture
-from analysis import charts, metrics
+from spadework.analysis import charts, metrics
 
 EVIL = "<script>alert(1)</script>"
 

@@ -8,15 +8,15 @@ from dataclasses import replace
 
 import pytest
 
-from analysis import findings as F
-from analysis.checker import AFTER_PENALTY, AS_PLAYED, check_game, check_records, iter_game_checks
-from analysis.findings import CheckError
-from analysis.rules import STANDARD, RulesError, get_ruleset
-from analysis.scoring import score_hand
-from parsers.model import Bid, HandRecord, SideScore
-from parsers.schema import DERIVED_TABLES
-from parsers.seats import SEATS, Seat, Side
-from tests.test_properties_checker import Impossible, simulate_game, simulate_hand
+from spadework.analysis.engine import findings as F
+from spadework.analysis.engine.checker import AFTER_PENALTY, AS_PLAYED, check_game, check_records, iter_game_checks
+from spadework.analysis.engine.findings import CheckError
+from spadework.analysis.engine.rules import STANDARD, RulesError, get_ruleset
+from spadework.analysis.engine.scoring import score_hand
+from spadework.parsers.model import Bid, HandRecord, SideScore
+from spadework.parsers.schema import DERIVED_TABLES
+from spadework.parsers.seats import SEATS, Seat, Side
+from test_properties_checker import Impossible, simulate_game, simulate_hand
 
 N, E, S, W = SEATS
 
@@ -366,14 +366,14 @@ def test_check_game_input_errors_and_raise_policy():
 
 
 def _db_with(records):
-    db = pytest.importorskip("parsers.db", reason="parsers.db (the loader) is not available")
+    db = pytest.importorskip("spadework.parsers.db", reason="spadework.parsers.db (the loader) is not available")
     con = db.connect(None)
     db.load_items(con, iter(records), "test.jsonl", "jsonl")
     return con
 
 
 def test_check_db_replaces_the_derived_tables():
-    from analysis.checker import check_db
+    from spadework.analysis.engine.checker import check_db
 
     good, _ = simulate_game(random.Random(9), STANDARD, game_id="good", max_hands=4)
     bad, _ = simulate_game(random.Random(10), STANDARD, game_id="bad", max_hands=3)
@@ -404,7 +404,7 @@ def test_check_db_replaces_the_derived_tables():
 
 
 def test_check_db_raise_policy_leaves_the_tables_as_they_were():
-    from analysis.checker import check_db
+    from spadework.analysis.engine.checker import check_db
 
     bad, _ = simulate_game(random.Random(10), STANDARD, game_id="bad", max_hands=2)
     con = _db_with([replace(bad[0], dealer=S)] + bad[1:])

@@ -5,8 +5,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from analysis.cli import app
-from tests.conftest import ROOT
+from spadework.analysis.cli import app
+from conftest import ROOT
 
 runner = CliRunner()
 DATA = ROOT / "data"
@@ -168,7 +168,7 @@ def test_fast_engine_gives_the_reference_findings(target):
 
 
 def test_auto_engine_picks_by_the_size_of_the_logs(monkeypatch, tmp_path):
-    import analysis.cli as cli
+    import spadework.analysis.cli as cli
 
     size = (DATA / "sample" / "season.jsonl").stat().st_size
     monkeypatch.setattr(cli, "AUTO_FAST_BYTES", size + 1)
@@ -186,8 +186,8 @@ def test_auto_engine_picks_by_the_size_of_the_logs(monkeypatch, tmp_path):
 
 
 def test_auto_engine_for_check_counts_the_loaded_hands(monkeypatch, tmp_path):
-    import analysis.cli as cli
-    from parsers.db import connect, load_files
+    import spadework.analysis.cli as cli
+    from spadework.parsers.db import connect, load_files
 
     con = connect(None)
     load_files(con, [DATA / "club_night.jsonl"])
@@ -204,8 +204,8 @@ def test_unknown_engine_is_a_usage_error():
 
 
 def test_memory_limit_defaults_under_the_fast_engine_and_spills_to_a_private_folder():
-    import analysis.cli as cli
-    from parsers.db import connect
+    import spadework.analysis.cli as cli
+    from spadework.parsers.db import connect
 
     con = connect(None)
     default = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
@@ -231,12 +231,12 @@ def test_bad_memory_limit_is_a_usage_error(limit, says):
 def test_running_out_of_memory_is_a_clear_error(monkeypatch, tmp_path):
     import duckdb
 
-    import analysis.fast as fast
+    import spadework.analysis.engine.fast as fast
 
     def boom(*a, **k):
         raise duckdb.OutOfMemoryException("Out of Memory Error: could not allocate block of size 256.0 KiB")
 
-    import analysis.fast.load as fast_load
+    import spadework.analysis.engine.fast.load as fast_load
 
     monkeypatch.setattr(fast, "load_fast", boom)
     monkeypatch.setattr(fast_load, "load_fast", boom)

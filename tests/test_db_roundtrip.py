@@ -3,8 +3,8 @@
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parsers import db, jsonl
-from tests.strategies import games, strip_source
+from spadework.parsers import db, jsonl
+from strategies import games, strip_source
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -31,7 +31,7 @@ def test_records_survive_duckdb(tmp_path_factory, records):
 @settings(max_examples=20, deadline=None)
 @given(st.lists(st.integers(1, 50), min_size=1, max_size=8, unique=True))
 def test_loading_twice_never_duplicates(tmp_path_factory, hands):
-    from tests.test_jsonl import line
+    from test_jsonl import line
 
     path = tmp_path_factory.mktemp("twice") / "a.jsonl"
     path.write_text("".join(line(hand=h) + "\n" for h in hands))

@@ -1,13 +1,13 @@
-"""The fast path (analysis.fast) loads and checks exactly as the reference does.
+"""The fast path (spadework.analysis.engine.fast) loads and checks exactly as the reference does.
 
-- Loading: ``load_fast`` writes the same rows as ``parsers.db.load_files`` in every loaded
+- Loading: ``load_fast`` writes the same rows as ``spadework.parsers.db.load_files`` in every loaded
   table, ``load_errors`` and ``load_warnings``, on a file exercising every field and every
   odd line (extension keys, aliases, wrong types, whitespace, CRLF, BOM, duplicates,
   invalid JSON and UTF-8...), gzipped, cut into tiny chunks, across files, and on random
   records (hypothesis over ``tests.strategies``).
-- Checking: ``check_fast`` writes the same rows as ``analysis.checker.check_db`` in
+- Checking: ``check_fast`` writes the same rows as ``spadework.analysis.engine.checker.check_db`` in
   ``tricks``, ``violations``, ``hand_scores`` and ``games`` and gives the same summary, on
-  simulated seasons with planted faults (``analysis.sim``), on random legal games with one
+  simulated seasons with planted faults (``spadework.analysis.sim``), on random legal games with one
   injected fault per game (hypothesis, games from ``tests.test_properties_checker``), under
   rule options and overrides; clean games are never sent to the reference.
 """
@@ -27,17 +27,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis.checker import check_db
-from analysis.fast import check as fast_check
-from analysis.fast import load as fast_load
-from analysis.fast import check_fast, load_fast, validate_fast
-from analysis.rules import get_ruleset
-from analysis.sim.season import iter_season, write_season
-from parsers.db import connect, load_files, load_items
-from parsers.jsonl import dumps_record, record_to_obj
-from parsers.model import SideScore
-from parsers.seats import SEATS, SIDES, Seat
-from tests.test_properties_checker import PLAY_FAULTS, RECORD_FAULTS, Impossible, simulate_game, simulate_hand
+from spadework.analysis.engine.checker import check_db
+from spadework.analysis.engine.fast import check as fast_check
+from spadework.analysis.engine.fast import load as fast_load
+from spadework.analysis.engine.fast import check_fast, load_fast, validate_fast
+from spadework.analysis.engine.rules import get_ruleset
+from spadework.analysis.sim.season import iter_season, write_season
+from spadework.parsers.db import connect, load_files, load_items
+from spadework.parsers.jsonl import dumps_record, record_to_obj
+from spadework.parsers.model import SideScore
+from spadework.parsers.seats import SEATS, SIDES, Seat
+from test_properties_checker import PLAY_FAULTS, RECORD_FAULTS, Impossible, simulate_game, simulate_hand
 
 LOADED = ("hands", "deals", "bids", "plays", "recorded_tricks", "recorded_scores", "load_errors", "load_warnings")
 DERIVED = ("tricks", "violations", "hand_scores", "games")
@@ -354,7 +354,7 @@ _MUTATIONS = (
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_load_random_records_as_the_python_loader(tmp_path, data):
-    from tests.strategies import games
+    from strategies import games
 
     recs = data.draw(games(max_hands=3))
     lines = []
@@ -524,7 +524,7 @@ def test_validate_fast_is_load_then_check(edge_file, tmp_path):
 def test_scores_beyond_32_bits_fail_as_the_reference_fails():
     # found by fuzzing: with nothing recorded to compare, the SQL passed the game and failed on
     # the 32-bit insert with its own error; now such a game goes to the reference
-    from analysis.simulate import simulate_season
+    from spadework.analysis.sim import simulate_season
 
     records, _ = simulate_season(12, 1, 1, fault_rate=0.0)  # a game the SQL passes once nothing is recorded
     recs = [dataclasses.replace(r, score=None, winner=None, rules=None) for r in records]
@@ -552,8 +552,8 @@ def test_flagged_games_in_worker_processes(monkeypatch):
 
 
 def test_raise_policy_and_bad_rules_behave_as_check_db():
-    from analysis.findings import CheckError
-    from analysis.rules import RulesError
+    from spadework.analysis.engine.findings import CheckError
+    from spadework.analysis.engine.rules import RulesError
 
     recs = [r for g in iter_season(8, 3, 2, fault_rate=0.5) for r in g.records]
     a, _ = _two_dbs(recs)
@@ -564,8 +564,8 @@ def test_raise_policy_and_bad_rules_behave_as_check_db():
 
 
 def test_seat_and_card_encodings_match_the_reference():
-    """The SQL's card ids (suit-major, 2 low) and winner keys against parsers.cards on every pair."""
-    from parsers.cards import STANDARD_DECK
+    """The SQL's card ids (suit-major, 2 low) and winner keys against spadework.parsers.cards on every pair."""
+    from spadework.parsers.cards import STANDARD_DECK
 
     assert fast_check.DECK_STRING == "".join(r + s for s in "CDHS" for r in "23456789TJQKA")
     assert Seat.N.left == Seat.E and [str(s) for s in SEATS] == list(fast_check.SEATS)

@@ -3,9 +3,9 @@ import gzip
 import orjson
 import pytest
 
-from parsers import jsonl
-from parsers.model import Bid, HandRecord, LoadError, SideScore, Trick
-from parsers.seats import Seat, Side
+from spadework.parsers import jsonl
+from spadework.parsers.model import Bid, HandRecord, LoadError, SideScore, Trick
+from spadework.parsers.seats import Seat, Side
 
 GOOD = {
     "schema": "spades-hand/1",

@@ -1,9 +1,9 @@
 import orjson
 import pytest
 
-from parsers import db, jsonl
+from spadework.parsers import db, jsonl
 
-from tests.test_jsonl import line
+from test_jsonl import line
 
 # A complete, legal hand (each seat plays one suit in turn is not legal, so build it by rank).
 SUITS = "CDHS"

@@ -16,8 +16,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import metrics_fixture
-from analysis import coach, metrics, report, stats
-from analysis.metrics import Filters
+from spadework.analysis import coach, metrics, report, stats
+from spadework.analysis.metrics import Filters
 
 SAMPLE_DB = os.environ.get(
     "SPADEWORK_SAMPLE_DB", os.path.join(os.path.dirname(__file__), "..", "data", "sample", "season.duckdb")
@@ -422,7 +422,7 @@ def test_rule_facts():
 
 
 def test_rank_classes():
-    from parsers.cards import JOKER_DECK, NYC_DECK, STANDARD_DECK
+    from spadework.parsers.cards import JOKER_DECK, NYC_DECK, STANDARD_DECK
 
     assert [metrics.rank_class(c, STANDARD_DECK) for c in ("AS", "JD", "8C", "7H", "2S")] == [
         "high", "middle", "middle", "low", "low"]  # fmt: skip
@@ -541,8 +541,8 @@ def test_overview(con):
 
 
 def test_on_the_checked_sample_logs():
-    checker = pytest.importorskip("analysis.checker")
-    from parsers import db
+    checker = pytest.importorskip("spadework.analysis.engine.checker")
+    from spadework.parsers import db
 
     root = os.path.join(os.path.dirname(__file__), "..", "data")
     c = db.connect()
@@ -588,7 +588,7 @@ def test_sample_metrics_run(sample):
 
 
 def planted(name: str):
-    club = pytest.importorskip("analysis.sim.personality")
+    club = pytest.importorskip("spadework.analysis.sim.personality")
     return {p.name: p.personality for p in club.default_club()}[name]
 
 
@@ -623,6 +623,6 @@ def test_sample_partner_trumper(sample):
 
 
 def test_sample_careless_player_has_most_findings(sample):
-    # careless players slip more often when faults are planted (analysis.sim.season)
+    # careless players slip more often when faults are planted (spadework.analysis.sim.season)
     f = values(sample, "findings_per_100")
     assert max(f, key=lambda p: f[p]["value"]) == "ed"

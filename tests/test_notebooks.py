@@ -71,7 +71,7 @@ def test_notebooks_are_committed_without_outputs(name):
     assert all(not c.outputs and c.execution_count is None for c in code)
     params = [c for c in code if "parameters" in c.metadata.get("tags", [])]
     assert len(params) == 1 and 'DB = "data/sample/season.duckdb"' in params[0].source
-    assert any("from analysis import" in c.source for c in code)
+    assert any("from spadework.analysis import" in c.source for c in code)
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +84,7 @@ def fixture_db(tmp_path_factory):
 
 
 def vegalite_outputs(nb) -> int:
-    """Charts drawn (as inline SVG, see analysis.charts.use_offline_rendering)."""
+    """Charts drawn (as inline SVG, see spadework.analysis.charts.use_offline_rendering)."""
     return sum(1 for c in nb.cells for o in c.get("outputs", []) if "image/svg+xml" in o.get("data", {}))
 
 

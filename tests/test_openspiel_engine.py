@@ -29,11 +29,11 @@ import time
 
 import pytest
 
-from analysis.replay import PlayState, first_leader, legal_cards, replay_hand
-from analysis.rules import OPENSPIEL, STANDARD
-from analysis.scoring import ScoreChain, score_hand
-from parsers.model import Bid, HandRecord, Trick
-from parsers.seats import SEATS, Seat, Side
+from spadework.analysis.engine.replay import PlayState, first_leader, legal_cards, replay_hand
+from spadework.analysis.engine.rules import OPENSPIEL, STANDARD
+from spadework.analysis.engine.scoring import ScoreChain, score_hand
+from spadework.parsers.model import Bid, HandRecord, Trick
+from spadework.parsers.seats import SEATS, Seat, Side
 
 pyspiel = pytest.importorskip(
     "pyspiel", reason="open-spiel is not installed (pip install open-spiel; Linux, Python < 3.14): engine comparison skipped"
@@ -213,7 +213,7 @@ def _episode_record(ep: dict, n: int) -> tuple[HandRecord, tuple[int, int]]:
     tricks = []
     leader = Seat.N
     plays = [card_of(a) for a in hist[56:]]
-    from parsers.cards import STANDARD_DECK
+    from spadework.parsers.cards import STANDARD_DECK
 
     for t in range(13):
         cards = tuple(plays[4 * t : 4 * t + 4])

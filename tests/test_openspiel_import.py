@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from parsers import jsonl, openspiel
-from parsers.cards import STANDARD_CARDS, STANDARD_DECK
-from parsers.model import HandRecord, LoadError, RecordError
-from parsers.seats import Seat, Side
-from tests.spades_oracle import illegal_plays as oracle_illegal_plays
+from spadework.parsers import jsonl, openspiel
+from spadework.parsers.cards import STANDARD_CARDS, STANDARD_DECK
+from spadework.parsers.model import HandRecord, LoadError, RecordError
+from spadework.parsers.seats import Seat, Side
+from spades_oracle import illegal_plays as oracle_illegal_plays
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "openspiel"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "openspiel"

@@ -1,7 +1,7 @@
 """Property tests of the checker: random legal games raise no finding; one injected fault is found at
 its exact place and nothing else is; bags stay in 0..9; totals are the running sum of points.
 
-The random hands are played with :class:`analysis.replay.PlayState` (random legal cards), so they
+The random hands are played with :class:`spadework.analysis.engine.replay.PlayState` (random legal cards), so they
 also exercise the public API the simulator uses.  ``simulate_hand`` / ``simulate_game`` are reused
 by the other checker tests.
 """
@@ -16,13 +16,13 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from analysis import findings as F
-from analysis.checker import check_game
-from analysis.replay import PlayState, first_leader, legal_cards
-from analysis.rules import Ruleset, get_ruleset
-from analysis.scoring import ScoreChain
-from parsers.model import Bid, HandRecord, SideScore, Trick
-from parsers.seats import SEATS, SIDES, Seat
+from spadework.analysis.engine import findings as F
+from spadework.analysis.engine.checker import check_game
+from spadework.analysis.engine.replay import PlayState, first_leader, legal_cards
+from spadework.analysis.engine.rules import Ruleset, get_ruleset
+from spadework.analysis.engine.scoring import ScoreChain
+from spadework.parsers.model import Bid, HandRecord, SideScore, Trick
+from spadework.parsers.seats import SEATS, SIDES, Seat
 
 PRESET_NAMES = ("standard", "barmore", "nyc", "openspiel")
 PLAYERS = ("ana", "bo", "cy", "di")

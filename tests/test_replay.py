@@ -7,13 +7,13 @@ from dataclasses import replace
 
 import pytest
 
-from analysis import findings as F
-from analysis.findings import CheckError
-from analysis.replay import PlayState, first_leader, legal_cards, replay_hand
-from analysis.rules import BARMORE, NYC, STANDARD, get_ruleset
-from parsers.cards import parse_pbn_deal, sort_key
-from parsers.model import Bid, HandRecord, Trick
-from parsers.seats import SEATS
+from spadework.analysis.engine import findings as F
+from spadework.analysis.engine.findings import CheckError
+from spadework.analysis.engine.replay import PlayState, first_leader, legal_cards, replay_hand
+from spadework.analysis.engine.rules import BARMORE, NYC, STANDARD, get_ruleset
+from spadework.parsers.cards import parse_pbn_deal, sort_key
+from spadework.parsers.model import Bid, HandRecord, Trick
+from spadework.parsers.seats import SEATS
 
 N, E, S, W = SEATS
 

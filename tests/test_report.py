@@ -9,8 +9,8 @@ import duckdb
 import pytest
 
 import metrics_fixture
-from analysis import report
-from parsers.schema import create_tables
+from spadework.analysis import report
+from spadework.parsers.schema import create_tables
 
 EVIL = "<script>alert(1)</script>"
 

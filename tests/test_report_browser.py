@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 import metrics_fixture
-from analysis import report
+from spadework.analysis import report
 
 CHROMIUM = os.environ.get("SPADEWORK_CHROMIUM", "/usr/bin/chromium")
 pytestmark = pytest.mark.skipif(

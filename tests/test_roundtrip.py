@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parsers import jsonl, scoresheet, spn
-from parsers.model import HandRecord, LoadError
-from tests.spades_oracle import group_games, replay, score_game
-from tests.strategies import games, hand_records, same_record, strip_source
+from spadework.parsers import jsonl, scoresheet, spn
+from spadework.parsers.model import HandRecord, LoadError
+from spades_oracle import group_games, replay, score_game
+from strategies import games, hand_records, same_record, strip_source
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "golden"

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from analysis.rules import (
+from spadework.analysis.engine.rules import (
     BARMORE,
     NYC,
     OPENSPIEL,
@@ -18,8 +18,8 @@ from analysis.rules import (
     get_ruleset,
     ruleset_name,
 )
-from parsers.cards import JOKER_DECK, NYC_DECK, STANDARD_DECK
-from parsers.seats import Seat
+from spadework.parsers.cards import JOKER_DECK, NYC_DECK, STANDARD_DECK
+from spadework.parsers.seats import Seat
 
 RULES_MD_KEYS = (
     "target nil nil_points blind_nil_points blind_nil blind_bids min_side_bid failed_nil_tricks bag_limit "

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.rules import BARMORE, STANDARD, get_ruleset
-from analysis.scoring import ScoreChain, apply_renege_penalty, game_winner, score_hand, score_side
-from parsers.model import Bid
-from parsers.seats import Seat, Side
+from spadework.analysis.engine.rules import BARMORE, STANDARD, get_ruleset
+from spadework.analysis.engine.scoring import ScoreChain, apply_renege_penalty, game_winner, score_hand, score_side
+from spadework.parsers.model import Bid
+from spadework.parsers.seats import Seat, Side
 
 
 def bids(text: str) -> list[Bid]:

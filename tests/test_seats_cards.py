@@ -1,6 +1,6 @@
 import pytest
 
-from parsers.cards import (
+from spadework.parsers.cards import (
     JOKER_DECK,
     NYC_DECK,
     STANDARD_DECK,
@@ -15,7 +15,7 @@ from parsers.cards import (
     sort_cards,
     suit_of,
 )
-from parsers.seats import SEATS, Seat, Side
+from spadework.parsers.seats import SEATS, Seat, Side
 
 
 def test_seat_geometry():

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis.checker import check_game
-from analysis.rules import RulesError, get_ruleset
-from analysis.simulate import (
+from spadework.analysis.engine.checker import check_game
+from spadework.analysis.engine.rules import RulesError, get_ruleset
+from spadework.analysis.sim import (
     KINDS,
     InjectedFault,
     Personality,
@@ -36,9 +36,9 @@ from analysis.simulate import (
     simulate_season,
     write_season,
 )
-from parsers import formats
-from parsers.model import HandRecord, LoadError
-from parsers.seats import Seat, Side
+from spadework.parsers import formats
+from spadework.parsers.model import HandRecord, LoadError
+from spadework.parsers.seats import Seat, Side
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -98,7 +98,7 @@ def test_same_bytes_in_another_process(tmp_path):
     recs, faults = simulate_season(12, 12, 99, "nyc", 0.2)
     write_season(recs, here, faults=faults)
     code = (
-        "import sys; from analysis.simulate import simulate_season, write_season; "
+        "import sys; from spadework.analysis.sim import simulate_season, write_season; "
         "r, f = simulate_season(12, 12, 99, 'nyc', 0.2); write_season(r, sys.argv[1], faults=f)"
     )
     there = tmp_path / "there.jsonl"
@@ -273,7 +273,7 @@ def test_fault_rate_is_per_hand():
     records, faults = simulate_season(12, 150, 21, "standard", 0.1)
     planted = len({f.fault for f in faults})
     # the rate, plus careless players' reneges (4 x the table's summed careless_rate x the rate)
-    from analysis.simulate import default_club
+    from spadework.analysis.sim import default_club
     mean_slip = 4 * 4 * sum(p.personality.careless_rate for p in default_club()) / len(default_club())
     assert 0.06 * len(records) <= planted <= 0.11 * (1 + mean_slip) * len(records)
     reneges = sum(f.kind == "renege" for f in faults)
@@ -361,7 +361,7 @@ def test_cli_simulate_then_validate_gives_exactly_the_sidecar(tmp_path):
     `spadework validate` reads back with exactly the injected findings."""
     import json
 
-    cli = pytest.importorskip("analysis.cli")
+    cli = pytest.importorskip("spadework.analysis.cli")
     if not hasattr(cli, "simulate") or not hasattr(cli, "validate"):
         pytest.skip("the CLI has no simulate/validate command yet")
     from typer.testing import CliRunner

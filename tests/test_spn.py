@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from parsers import jsonl, spn
-from parsers.model import Bid, HandRecord, LoadError, SideScore, Trick
-from parsers.seats import Seat, Side
-from tests.spades_oracle import group_games, replay, score_game
-from tests.strategies import same_record
+from spadework.parsers import jsonl, spn
+from spadework.parsers.model import Bid, HandRecord, LoadError, SideScore, Trick
+from spadework.parsers.seats import Seat, Side
+from spades_oracle import group_games, replay, score_game
+from strategies import same_record
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "golden" / "spn"

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from parsers import jsonl, trickster
-from parsers.cards import JOKER_DECK, NYC_DECK, STANDARD_DECK, Deck
-from parsers.model import HandRecord, LoadError
-from parsers.seats import Seat, Side
-from tests.spades_oracle import illegal_plays
+from spadework.parsers import jsonl, trickster
+from spadework.parsers.cards import JOKER_DECK, NYC_DECK, STANDARD_DECK, Deck
+from spadework.parsers.model import HandRecord, LoadError
+from spadework.parsers.seats import Seat, Side
+from spades_oracle import illegal_plays
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "trickster"

@@ -1,9 +1,9 @@
 """Bots that bid and play like club players (issue 5).
 
 The bots never decide what is legal, who wins a trick or what a hand scores:
-legal cards come from :class:`analysis.replay.PlayState`, trick winners from the
-replay, scores from :mod:`analysis.scoring`, and every bidding option (nil, blind
-nil, blind bids, side limits) from the :class:`~analysis.rules.Ruleset`.  What the
+legal cards come from :class:`spadework.analysis.engine.replay.PlayState`, trick winners from the
+replay, scores from :mod:`spadework.analysis.engine.scoring`, and every bidding option (nil, blind
+nil, blind bids, side limits) from the :class:`~spadework.analysis.engine.rules.Ruleset`.  What the
 bots add is judgement, read from the deck's own order (``Ruleset.suits`` and
 ``Ruleset.powers``): which legal card is cheap, which one is boss, which one would
 take the trick.
@@ -13,7 +13,7 @@ take the trick.
 - :func:`estimate_tricks`: hand strength in tricks (sure tricks, spade length,
   voids and singletons to ruff).
 - :func:`choose_bids`: one hand's bidding, in order from the dealer's left,
-  with each player's :class:`~analysis.sim.personality.Personality`.
+  with each player's :class:`~spadework.analysis.sim.personality.Personality`.
 - :func:`play_hand`: the card play of one hand through ``PlayState``, with an
   optional hook that plants an illegal card (fault injection).
 
@@ -25,15 +25,15 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from analysis.replay import CompletedTrick, PlayState
-from analysis.rules import Ruleset
-from analysis.sim.personality import Personality
-from parsers.model import Bid
-from parsers.seats import SEATS, SIDES, Seat
+from spadework.analysis.engine.replay import CompletedTrick, PlayState
+from spadework.analysis.engine.rules import Ruleset
+from spadework.analysis.sim.personality import Personality
+from spadework.parsers.model import Bid
+from spadework.parsers.seats import SEATS, SIDES, Seat
 
 SPADE = "S"
 
-# Seat geometry, precomputed from parsers.seats (the one place that knows it) for the hot loop:
+# Seat geometry, precomputed from spadework.parsers.seats (the one place that knows it) for the hot loop:
 # indexable by a Seat or its int value.
 PARTNER: tuple[Seat, ...] = tuple(s.partner for s in SEATS)
 LEFT: tuple[Seat, ...] = tuple(s.left for s in SEATS)

@@ -24,7 +24,7 @@ from typing import IO, Any
 
 import orjson
 
-from parsers.seats import Seat, Side
+from spadework.parsers.seats import Seat, Side
 
 ALL_FORMATS: tuple[str, ...] = ("jsonl", "spn", "csv")
 PLAY_FORMATS: tuple[str, ...] = ("jsonl", "spn")
@@ -86,7 +86,7 @@ class InjectedFault:
     """One finding the checker must report for a planted fault (one row of the sidecar).
 
     ``code``, ``game_id``, ``hand``, ``trick`` (1..13 or ``None``), ``seat``, ``card``,
-    ``side``, ``field`` are the place as :class:`analysis.findings.Finding` gives it;
+    ``side``, ``field`` are the place as :class:`spadework.analysis.engine.findings.Finding` gives it;
     ``kind`` is what was planted (a key of :data:`KINDS`), ``detail`` says it in words,
     ``fault`` numbers the planted faults of a season (rows of one fault share it) and
     ``formats`` lists the written formats in which the finding is expected.
@@ -107,7 +107,7 @@ class InjectedFault:
 
     @property
     def place(self) -> tuple:
-        """``(code, hand, trick, seat, card)`` like :attr:`analysis.findings.Finding.place`."""
+        """``(code, hand, trick, seat, card)`` like :attr:`spadework.analysis.engine.findings.Finding.place`."""
         return (self.code, self.hand, self.trick, self.seat, self.card)
 
     @property
@@ -152,7 +152,7 @@ class InjectedFault:
 
 
 def finding_key(f: Any) -> tuple:
-    """The comparison key of a checker finding (``analysis.findings.Finding``), like :attr:`InjectedFault.key`."""
+    """The comparison key of a checker finding (``spadework.analysis.engine.findings.Finding``), like :attr:`InjectedFault.key`."""
     return (f.code, f.game_id, f.hand, f.trick, f.seat, f.card, f.side, f.field)
 
 

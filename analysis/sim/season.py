@@ -4,17 +4,17 @@
 rounds, tables; partnerships drawn afresh every round), each game to the ruleset's
 target: the dealer rotates clockwise from a random first dealer (RULES.md section 1),
 bids go round from the dealer's left (section 3), the play goes through
-:class:`analysis.replay.PlayState` (section 4) and every score comes from
-:mod:`analysis.scoring` (sections 5 and 6).  Each hand becomes a
-:class:`~parsers.model.HandRecord` with the deal, the bids in the order made, the
+:class:`spadework.analysis.engine.replay.PlayState` (section 4) and every score comes from
+:mod:`spadework.analysis.engine.scoring` (sections 5 and 6).  Each hand becomes a
+:class:`~spadework.parsers.model.HandRecord` with the deal, the bids in the order made, the
 tricks with their winners, the tricks taken, the recorded score per side (points,
 total, bags) and, on the hand that ends the game, the winner.
 
 With ``fault_rate`` > 0, each hand gets a fault with that probability, plus a renege with
 probability ``fault_rate`` x 4 x the table's summed ``careless_rate`` (careless players slip; the
 illegal card goes to a seat in proportion to its carelessness) (see
-:mod:`analysis.sim.faults` for the kinds); the list of :class:`InjectedFault` rows is
-exactly what :func:`analysis.checker.check_game` must report, and nothing else.
+:mod:`spadework.analysis.sim.faults` for the kinds); the list of :class:`InjectedFault` rows is
+exactly what :func:`spadework.analysis.engine.checker.check_game` must report, and nothing else.
 How faults are planted so that they give exactly their findings:
 
 - illegal cards are played during the simulation (a renege, a card not held, a spade
@@ -45,7 +45,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from analysis.findings import (
+from spadework.analysis.engine.findings import (
     BID_INVALID,
     BID_MISSING,
     BID_OUT_OF_TURN,
@@ -65,11 +65,11 @@ from analysis.findings import (
     TRICK_WINNER_MISMATCH,
     TRICKS_TAKEN_MISMATCH,
 )
-from analysis.replay import CompletedTrick, PlayState, first_leader, legal_cards
-from analysis.rules import Ruleset, changed_options, get_ruleset
-from analysis.scoring import ScoreChain, SideResult, apply_renege_penalty, score_hand
-from analysis.sim.bots import HandPlay, choose_bids, deck_info
-from analysis.sim.faults import (
+from spadework.analysis.engine.replay import CompletedTrick, PlayState, first_leader, legal_cards
+from spadework.analysis.engine.rules import Ruleset, changed_options, get_ruleset
+from spadework.analysis.engine.scoring import ScoreChain, SideResult, apply_renege_penalty, score_hand
+from spadework.analysis.sim.bots import HandPlay, choose_bids, deck_info
+from spadework.analysis.sim.faults import (
     ALL_FORMATS,
     CSV_ONLY,
     END_KINDS,
@@ -82,11 +82,11 @@ from analysis.sim.faults import (
     for_format,
     sidecar_path,
 )
-from analysis.convert import score_sheet_record  # noqa: F401  (re-exported: the score sheet's view of a hand)
-from analysis.sim.personality import Player, make_pool
-from parsers.cards import describe_suit
-from parsers.model import Bid, HandRecord, SideScore, Trick
-from parsers.seats import SEATS, SIDES, Seat, Side
+from spadework.analysis.convert import score_sheet_record  # noqa: F401  (re-exported: the score sheet's view of a hand)
+from spadework.analysis.sim.personality import Player, make_pool
+from spadework.parsers.cards import describe_suit
+from spadework.parsers.model import Bid, HandRecord, SideScore, Trick
+from spadework.parsers.seats import SEATS, SIDES, Seat, Side
 
 MAX_HANDS = 60
 """A game still unfinished after this many hands is recorded as it stands (no winner)."""
@@ -671,7 +671,7 @@ def fault_weights(careless: tuple[float, float, float, float]) -> tuple[float, .
 
 
 class _Planter:
-    """The play hook that plants one illegal card (see :data:`analysis.sim.bots.PlantHook`).
+    """The play hook that plants one illegal card (see :data:`spadework.analysis.sim.bots.PlantHook`).
 
     From a trick drawn at random, at the first position where ``kind`` can be planted,
     returns the illegal card; appends ``(code, trick, seat, card, detail)`` to ``out``.
@@ -775,7 +775,7 @@ def simulate_game(
     ``rules``: a preset name or ``{"preset": ..., options}`` (written into every record);
     ``fault_rate``: chance per hand of a planted fault; ``kinds``: the kinds to draw from
     (default: every kind :func:`available_kinds` allows).  Raises
-    :class:`~analysis.rules.RulesError` for unknown rules, ``ValueError`` for an unknown kind.
+    :class:`~spadework.analysis.engine.rules.RulesError` for unknown rules, ``ValueError`` for an unknown kind.
     """
     rs = get_ruleset(rules)
     _check_kinds(kinds)
@@ -784,7 +784,7 @@ def simulate_game(
 
 def _rules_value(rules: Any) -> str | dict[str, Any]:
     """What the records' ``rules`` key holds: the name or options as given (a
-    :class:`~analysis.rules.Ruleset` becomes its preset and changed options)."""
+    :class:`~spadework.analysis.engine.rules.Ruleset` becomes its preset and changed options)."""
     if isinstance(rules, str):
         return rules.strip()
     if isinstance(rules, Ruleset):
@@ -849,9 +849,9 @@ def simulate_season(
     :class:`Player`; ``kinds``: the fault kinds to draw from (default: all the ruleset allows).
 
     Returns ``(records, faults)``: the hand records ordered by game then hand, and the
-    sidecar rows (one per finding the checker must report; see :mod:`analysis.sim.faults`).
+    sidecar rows (one per finding the checker must report; see :mod:`spadework.analysis.sim.faults`).
     Raises ``ValueError`` for fewer than 4 players, a negative ``games``, a rate outside
-    0..1 or an unknown kind, :class:`~analysis.rules.RulesError` for unknown rules.
+    0..1 or an unknown kind, :class:`~spadework.analysis.engine.rules.RulesError` for unknown rules.
     """
     records: list[HandRecord] = []
     faults: list[InjectedFault] = []
@@ -893,9 +893,9 @@ def write_season(
     faults_path: str | os.PathLike[str] | None = None,
 ) -> tuple[int, int]:
     """Write a season as ``fmt`` (``jsonl``, ``spn`` or ``csv``; default from the extension;
-    a ``.gz`` name is gzipped) through the format modules (``parsers.jsonl``,
-    ``parsers.spn``, ``parsers.scoresheet``), and, when ``faults`` is given, the sidecar
-    (default :func:`~analysis.sim.faults.sidecar_path`: ``x.csv`` -> ``x.csv.faults.jsonl``)
+    a ``.gz`` name is gzipped) through the format modules (``spadework.parsers.jsonl``,
+    ``spadework.parsers.spn``, ``spadework.parsers.scoresheet``), and, when ``faults`` is given, the sidecar
+    (default :func:`~spadework.analysis.sim.faults.sidecar_path`: ``x.csv`` -> ``x.csv.faults.jsonl``)
     with the rows expected in that format.
 
     The score sheet holds no deal and no play: its ``taken`` cells are the tricks as
@@ -908,7 +908,7 @@ def write_season(
     import importlib
 
     fmt = fmt or format_of(path)
-    modules = {"jsonl": "parsers.jsonl", "spn": "parsers.spn", "csv": "parsers.scoresheet"}
+    modules = {"jsonl": "spadework.parsers.jsonl", "spn": "spadework.parsers.spn", "csv": "spadework.parsers.scoresheet"}
     if fmt not in modules:
         raise ValueError(f"unknown format {fmt!r}; the simulator writes {', '.join(modules)}")
     mod = importlib.import_module(modules[fmt])

@@ -8,10 +8,10 @@ Measured (best and median of ``--repeat`` interleaved repetitions, hands per sec
   ``PlayState.legal_cards()`` and played with ``PlayState.play`` - the replay engine
   alone, no bidding, no judgement, no records.  Every simulated hand pays this floor.
 - ``engine-only``: the same loop with the first legal card (no random draws at all).
-- ``simulate``: :func:`analysis.simulate.simulate_season` with the default club and no
+- ``simulate``: :func:`spadework.analysis.sim.simulate_season` with the default club and no
   faults - whole games: deal, bids, bots' play, scores, hand records.
 - ``simulate+faults``: the same with ``fault_rate=0.05``.
-- ``simulate+jsonl``: simulate and write JSON Lines (``parsers.jsonl``) to a temporary file.
+- ``simulate+jsonl``: simulate and write JSON Lines (``spadework.parsers.jsonl``) to a temporary file.
 
 Times are the process's CPU time (``time.process_time``): "on one core" even when other
 programs share the machine.  Printed as hands/s and as ratios to the ``random-legal``
@@ -35,10 +35,10 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from analysis.replay import PlayState, first_leader  # noqa: E402
-from analysis.rules import get_ruleset  # noqa: E402
-from analysis.simulate import simulate_season, write_season  # noqa: E402
-from parsers.seats import SEATS  # noqa: E402
+from spadework.analysis.engine.replay import PlayState, first_leader  # noqa: E402
+from spadework.analysis.engine.rules import get_ruleset  # noqa: E402
+from spadework.analysis.sim import simulate_season, write_season  # noqa: E402
+from spadework.parsers.seats import SEATS  # noqa: E402
 
 TARGET = 5000.0
 

@@ -4,7 +4,7 @@
 Run ``python tests/benchmarks/bench_validate.py [--hands N]`` (also the body of
 ``spadework bench``: :func:`main` takes the argument list).  It
 
-1. generates N canonical JSON Lines hands with the simulator (``analysis.sim``; a small
+1. generates N canonical JSON Lines hands with the simulator (``spadework.analysis.sim``; a small
    rate of planted faults), cached under ``$SPADEWORK_BENCH_CACHE`` or
    ``~/.cache/spadework-bench`` (never in the repository) and reused by later runs;
 2. measures, each stage in its own subprocess (so peak RSS is per stage), best and median
@@ -16,10 +16,10 @@ Run ``python tests/benchmarks/bench_validate.py [--hands N]`` (also the body of
      ``tricks`` and 2 ``hand_scores`` rows per hand), written from one ``read_json`` with no
      check at all: the least any validate can do with this schema;
    - ``validate_fast``: ``spadework validate`` end to end on the fast path
-     (:func:`analysis.fast.validate_fast`: parse, load, replay and score, findings written
+     (:func:`spadework.analysis.engine.fast.validate_fast`: parse, load, replay and score, findings written
      to the in-memory database), with 1 and 2 DuckDB threads;
-   - ``validate_ref``: the same with the reference path (``parsers.db.load_files`` +
-     ``analysis.checker.check_db``) on the first ``--ref-hands`` hands (it runs at about a
+   - ``validate_ref``: the same with the reference path (``spadework.parsers.db.load_files`` +
+     ``spadework.analysis.engine.checker.check_db``) on the first ``--ref-hands`` hands (it runs at about a
      thousand hands a second);
    - ``check_fast`` / ``check_ref``: the check alone on an already loaded database file;
    - ``openspiel``: OpenSpiel's C++ replay (``pyspiel`` ``deserialize_state``) of the same
@@ -77,8 +77,8 @@ def cache_dir() -> Path:
 def _generate_part(args: tuple[str, int, int, float, str]) -> int:
     """Write ``hands`` simulated hands (whole games, the last one cut) to ``path``; returns the count."""
     path, hands, seed, fault_rate, prefix = args
-    from analysis.sim.season import iter_season
-    from parsers.jsonl import dumps_record
+    from spadework.analysis.sim.season import iter_season
+    from spadework.parsers.jsonl import dumps_record
 
     n = 0
     with open(path, "w", encoding="utf-8", newline="\n") as f:
@@ -165,7 +165,7 @@ def loaded_db(path: Path, quiet: bool = False) -> Path:
 
 
 def _connect(args: dict[str, Any], path: str | None = None):
-    from parsers.db import connect
+    from spadework.parsers.db import connect
 
     con = connect(path)
     con.execute(f"SET threads = {int(args['threads'])}")
@@ -240,7 +240,7 @@ _TABLES_FLOOR_SQL = [
 
 
 def _stage_floor_tables(args: dict[str, Any]) -> dict[str, Any]:
-    from parsers.db import loaded_counts
+    from spadework.parsers.db import loaded_counts
 
     con = _connect(args)
 
@@ -256,9 +256,9 @@ def _stage_floor_tables(args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _stage_validate_fast(args: dict[str, Any]) -> dict[str, Any]:
-    from analysis.fast import check as fc
-    from analysis.fast import load as fl
-    from analysis.fast import validate_fast
+    from spadework.analysis.engine.fast import check as fc
+    from spadework.analysis.engine.fast import load as fl
+    from spadework.analysis.engine.fast import validate_fast
 
     con = _connect(args)
     t0 = time.perf_counter()
@@ -277,8 +277,8 @@ def _stage_validate_fast(args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _stage_validate_ref(args: dict[str, Any]) -> dict[str, Any]:
-    from analysis.checker import check_db
-    from parsers.db import load_files
+    from spadework.analysis.engine.checker import check_db
+    from spadework.parsers.db import load_files
 
     con = _connect(args)
     t0 = time.perf_counter()
@@ -290,7 +290,7 @@ def _stage_validate_ref(args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _stage_prepare_db(args: dict[str, Any]) -> dict[str, Any]:
-    from analysis.fast import load_fast
+    from spadework.analysis.engine.fast import load_fast
 
     con = _connect(args, args["db"])
     t0 = time.perf_counter()
@@ -300,8 +300,8 @@ def _stage_prepare_db(args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _stage_check(args: dict[str, Any]) -> dict[str, Any]:
-    from analysis.checker import check_db
-    from analysis.fast import check_fast
+    from spadework.analysis.engine.checker import check_db
+    from spadework.analysis.engine.fast import check_fast
 
     con = _connect(args, args["db"])
     t0 = time.perf_counter()

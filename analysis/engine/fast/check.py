@@ -2,7 +2,7 @@
 
 :func:`check_fast` fills the derived tables ``tricks``, ``violations``, ``hand_scores``
 and ``games`` (TABLES.md) of a loaded database with exactly the rows
-:func:`analysis.checker.check_db` writes.  It works in three steps:
+:func:`spadework.analysis.engine.checker.check_db` writes.  It works in three steps:
 
 1. **Per hand, in SQL.**  Each hand's play, deal, recorded leaders and winners and bids
    are folded into a few 64-bit integers (:data:`PACKED_COLUMNS`: read from ``fast_hands``,
@@ -25,7 +25,7 @@ and ``games`` (TABLES.md) of a loaded database with exactly the rows
    is not allowed by the recomputed totals, a hand follows the end, the rules differ
    between hands, or its ruleset is one the SQL does not implement (:func:`sql_supports`).
 3. **Flagged games, by the reference.**  They are read back with
-   :func:`parsers.db.iter_records` and checked by :func:`analysis.checker.check_game`
+   :func:`spadework.parsers.db.iter_records` and checked by :func:`spadework.analysis.engine.checker.check_game`
    (in worker processes when there are many), so every finding and message is the
    reference's own.
 
@@ -45,9 +45,9 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
-from analysis.checker import CheckSummary, DerivedWriter, check_db, check_game, replace_derived_tables
-from analysis.findings import ErrorPolicy
-from analysis.rules import STANDARD, Ruleset, RulesError, get_ruleset, ruleset_name
+from spadework.analysis.engine.checker import CheckSummary, DerivedWriter, check_db, check_game, replace_derived_tables
+from spadework.analysis.engine.findings import ErrorPolicy
+from spadework.analysis.engine.rules import STANDARD, Ruleset, RulesError, get_ruleset, ruleset_name
 
 TIMINGS: dict[str, float] | None = None
 """Set to a dict to collect seconds per step (wall clock)."""
@@ -289,7 +289,7 @@ def packed_from_tables_sql(keys: str | None = None) -> str:
 
 def packed_from_stage_sql(stage: str) -> str:
     """The packed rows of staged JSON lines (``stage``: the fast loader's table of parsed lines
-    that passed its check, columns as :data:`analysis.fast.load.STAGE_COLUMNS`).
+    that passed its check, columns as :data:`spadework.analysis.engine.fast.load.STAGE_COLUMNS`).
 
     Exactly :func:`packed_from_tables_sql` of the rows the loader writes for a *regular*
     line: a recorded deal of 4 x 13 cards, 13 tricks of 4 cards, 4 bids.  Any other line
@@ -703,7 +703,7 @@ FLAGGED_WHERE = "h.game_id IN (SELECT unnest(?::VARCHAR[]))"
 
 def _check_flagged(con, ids: list[str], override: Any, summary: CheckSummary, writer: DerivedWriter, workers: int) -> None:
     """Check the flagged games with the reference checker and buffer their rows."""
-    from parsers.db import iter_records
+    from spadework.parsers.db import iter_records
 
     if not ids:
         return
@@ -725,7 +725,7 @@ def _worker_check(args: tuple[list[str], list[tuple], Any]):
     columns, parts, override = args
     import itertools
 
-    from parsers.db import records_from_rows
+    from spadework.parsers.db import records_from_rows
 
     cols = DerivedWriter(None)
     out = []
@@ -744,7 +744,7 @@ def _check_in_workers(con, ids: list[str], override: Any, workers: int, writer: 
     import multiprocessing as mp
     from collections import deque
 
-    from parsers.db import record_rows
+    from spadework.parsers.db import record_rows
 
     columns, parts = record_rows(con, where=FLAGGED_WHERE, params=[ids])
     gi = columns.index("game_id")
@@ -787,19 +787,19 @@ def check_fast(
     trust_packed: bool = False,
 ) -> CheckSummary:
     """Check every hand of a loaded database and REPLACE its derived tables, like
-    :func:`analysis.checker.check_db` (same arguments, same rows, same findings).
+    :func:`spadework.analysis.engine.checker.check_db` (same arguments, same rows, same findings).
 
     Clean games are replayed and scored in SQL; games that might hold a finding (or use a
-    ruleset the SQL does not implement) go through :func:`analysis.checker.check_game`.
+    ruleset the SQL does not implement) go through :func:`spadework.analysis.engine.checker.check_game`.
     ``workers``: processes for the reference check of flagged games (default: DuckDB's
     ``threads`` setting; 1 = in this process).  ``policy="raise"`` is handed to
     :func:`check_db` (stopping at the first finding needs the reference order).
     ``progress`` is accepted for the CLI and ignored by the SQL steps.
 
     The hands are replayed from table ``fast_hands`` (written by
-    :func:`analysis.fast.load.load_fast`) when its recorded checksums still match the loaded
+    :func:`spadework.analysis.engine.fast.load.load_fast`) when its recorded checksums still match the loaded
     tables (or ``trust_packed``: the caller has just loaded them), else from the loaded tables.
-    Raises :class:`~analysis.rules.RulesError` for a bad ``rules``.
+    Raises :class:`~spadework.analysis.engine.rules.RulesError` for a bad ``rules``.
     """
     pol = ErrorPolicy.parse(policy)
     if pol is ErrorPolicy.RAISE:
@@ -817,7 +817,7 @@ def check_fast(
             _x(w, "rules", "CREATE OR REPLACE TEMP TABLE _fc_rules AS SELECT * FROM _fc_rules_arrow")
         finally:
             w.unregister("_fc_rules_arrow")
-        from analysis.fast.load import PACKED_TABLE, packed_state_valid
+        from spadework.analysis.engine.fast.load import PACKED_TABLE, packed_state_valid
 
         packed = trust_packed or packed_state_valid(w)
         total_hands = _x(w, "misc", "SELECT count(*) FROM hands")[0][0]
@@ -880,12 +880,12 @@ def validate_fast(
     fmt: str | None = None,
     workers: int | None = None,
 ):
-    """Load files with :func:`analysis.fast.load.load_fast` and check the database with :func:`check_fast`.
+    """Load files with :func:`spadework.analysis.engine.fast.load.load_fast` and check the database with :func:`check_fast`.
 
     Returns ``(LoadSummary, CheckSummary)``, as ``spadework validate`` needs.
-    Raises ``FileNotFoundError`` for a missing path, :class:`~analysis.rules.RulesError` for bad rules.
+    Raises ``FileNotFoundError`` for a missing path, :class:`~spadework.analysis.engine.rules.RulesError` for bad rules.
     """
-    from analysis.fast.load import load_fast
+    from spadework.analysis.engine.fast.load import load_fast
 
     if rules is not None:
         get_ruleset(rules)  # fail before loading

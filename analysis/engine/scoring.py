@@ -1,6 +1,6 @@
 """Scoring: one hand per side, running totals, bags and the end of the game (RULES.md sections 5 and 6).
 
-Every number comes from the :class:`~analysis.rules.Ruleset` (rules are data):
+Every number comes from the :class:`~spadework.analysis.engine.rules.Ruleset` (rules are data):
 nil values, failed-nil tricks, bag limit and penalty, bag points, 10-for-200,
 blind bids, target and mercy.
 
@@ -17,9 +17,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from analysis.rules import Ruleset
-from parsers.model import Bid
-from parsers.seats import SIDES, Seat, Side
+from spadework.analysis.engine.rules import Ruleset
+from spadework.parsers.model import Bid
+from spadework.parsers.seats import SIDES, Seat, Side
 
 Number = int | float
 

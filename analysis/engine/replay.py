@@ -8,13 +8,13 @@ This is the reference implementation of the rules of play.  It has three layers:
 - :class:`PlayState`: one hand's play as a position you can ask and advance,
   like a python-chess ``Board``: ``to_play``, ``legal_cards()``, ``can_play()``,
   ``play()``.  An illegal card is still played (the card that was played counts)
-  and a :class:`~analysis.findings.Finding` is recorded, so a replay never stops.
-- :func:`replay_hand`: a whole :class:`~parsers.model.HandRecord`: the deal,
+  and a :class:`~spadework.analysis.engine.findings.Finding` is recorded, so a replay never stops.
+- :func:`replay_hand`: a whole :class:`~spadework.parsers.model.HandRecord`: the deal,
   the bidding and every trick, giving a :class:`HandReplay` (tricks, tricks
   taken per seat, findings).  Dealer rotation and scores need the other hands
-  of the game and are checked in :mod:`analysis.checker`.
+  of the game and are checked in :mod:`spadework.analysis.engine.checker`.
 
-Seats are :class:`~parsers.seats.Seat`, cards canonical codes (``"AS"``, ``"BJ"``);
+Seats are :class:`~spadework.parsers.seats.Seat`, cards canonical codes (``"AS"``, ``"BJ"``);
 suits are the suit a card *plays as* in the ruleset's deck (jokers and nyc's 2D
 are ``"S"``).
 """
@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from analysis.findings import (
+from spadework.analysis.engine.findings import (
     BID_INVALID,
     BID_MISSING,
     BID_OUT_OF_TURN,
@@ -45,10 +45,10 @@ from analysis.findings import (
     FindingList,
     where,
 )
-from analysis.rules import Ruleset
-from parsers.cards import describe_suit
-from parsers.model import Bid, HandRecord
-from parsers.seats import SEATS, SIDES, Seat, Side
+from spadework.analysis.engine.rules import Ruleset
+from spadework.parsers.cards import describe_suit
+from spadework.parsers.model import Bid, HandRecord
+from spadework.parsers.seats import SEATS, SIDES, Seat, Side
 
 SPADE = "S"
 TWO_OF_CLUBS = "2C"
@@ -182,7 +182,7 @@ class PlayState:
         trick 1 (see :func:`first_leader`).  ``game_id``/``hand`` go into findings.
         ``hands_inferred``: the deal is what each seat played (no recorded deal), so a
         card played a second time is CARD_NOT_HELD.  ``findings``: the list findings are
-        appended to (a :class:`~analysis.findings.FindingList` to raise at the first).
+        appended to (a :class:`~spadework.analysis.engine.findings.FindingList` to raise at the first).
         ``future``: card -> ``[(trick, seat), ...]`` of its recorded plays, so a renege
         message can say when the held card was played.  ``first_lead_reason``: why
         ``leader`` leads trick 1, for the LEAD_OUT_OF_TURN message.
@@ -697,7 +697,7 @@ def replay_hand(
 
     ``score_before``: the recomputed running totals (NS, EW) before the hand, for the
     blind-bid conditions (default 0-0).  ``policy``: ``"collect"`` returns every
-    finding; ``"raise"`` raises :class:`~analysis.findings.CheckError` at the first.
+    finding; ``"raise"`` raises :class:`~spadework.analysis.engine.findings.CheckError` at the first.
 
     Codes raised here: DEAL_INVALID, BID_OUT_OF_TURN, BID_MISSING, BID_INVALID,
     BLIND_BID_NOT_ALLOWED, LEAD_OUT_OF_TURN, CARD_NOT_HELD, SPADE_LED_FIRST_TRICK,

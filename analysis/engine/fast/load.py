@@ -1,6 +1,6 @@
 """Fast loading of canonical JSON Lines: DuckDB reads the file, Python reads only what DuckDB cannot.
 
-:func:`load_fast` loads files like :func:`parsers.db.load_files` and writes exactly the
+:func:`load_fast` loads files like :func:`spadework.parsers.db.load_files` and writes exactly the
 same rows (TABLES.md loaded tables, ``load_errors``, ``load_warnings``).  A canonical JSON
 Lines file (``.jsonl``/``.ndjson``, optionally gzipped) is cut into chunks of whole lines
 (32 MB); each line is wrapped as ``{"l":<line number>,"j":<line>}`` so its number travels
@@ -8,10 +8,10 @@ with it, DuckDB's ``read_json`` parses a chunk with an explicit schema into a st
 table, and SQL writes ``hands``, ``deals``, ``bids``, ``plays``, ``recorded_tricks`` and
 ``recorded_scores`` from it.  Chunks are loaded by as many connections as DuckDB has
 threads (a chunk is one row group, so DuckDB alone would run its statements on one core).
-Every other file goes through the Python loader (:func:`parsers.db.load_items`).
+Every other file goes through the Python loader (:func:`spadework.parsers.db.load_items`).
 
 A line is taken from DuckDB only when a structural check in SQL proves that the Python
-parser (:func:`parsers.jsonl.record_from_obj`) reads it to the same record.  The check is
+parser (:func:`spadework.parsers.jsonl.record_from_obj`) reads it to the same record.  The check is
 strict on purpose:
 
 - the line's length in bytes equals the length of the minified JSON of what DuckDB
@@ -25,10 +25,10 @@ strict on purpose:
   and within INTEGER range, ``hand`` >= 1, required keys present, at most 13 tricks
   of at most 4 cards.
 
-Every other line is read by :mod:`parsers.jsonl`, so ``load_errors`` gets the same message
+Every other line is read by :mod:`spadework.parsers.jsonl`, so ``load_errors`` gets the same message
 and raw text as the Python loader gives.  At the end of each file the hands that appear
 twice, that are already loaded from another file, or whose numbers do not fit the tables
-are settled in line order as ``parsers.db.load_items`` settles them (one GROUP BY finds the
+are settled in line order as ``spadework.parsers.db.load_items`` settles them (one GROUP BY finds the
 duplicates; the rare lines involved are read again by Python for their messages).
 """
 
@@ -43,13 +43,13 @@ from typing import Any
 
 import pyarrow as pa
 
-from analysis.fast.check import PACKED_DDL, packed_from_stage_sql, packed_from_tables_sql
-from parsers import formats
-from parsers.io import open_binary, strip_gz, walk
-from parsers.model import HandRecord, LoadError
+from spadework.analysis.engine.fast.check import PACKED_DDL, packed_from_stage_sql, packed_from_tables_sql
+from spadework.parsers import formats
+from spadework.parsers.io import open_binary, strip_gz, walk
+from spadework.parsers.model import HandRecord, LoadError
 
 # The Python loader's pieces we reuse so the rows are the same by construction.
-from parsers.db import (  # noqa: F401  (FileResult, LoadSummary re-exported for callers)
+from spadework.parsers.db import (  # noqa: F401  (FileResult, LoadSummary re-exported for callers)
     FileResult,
     LoadSummary,
     _add_record,
@@ -474,7 +474,7 @@ class FastLoadError(RuntimeError):
 
 
 def _parse_python(source: str, n: int, raw: bytes) -> HandRecord | LoadError | None:
-    from parsers.jsonl import _parse_line  # the Python parser's own per-line entry point
+    from spadework.parsers.jsonl import _parse_line  # the Python parser's own per-line entry point
 
     return _parse_line(raw, source, n)
 
@@ -598,7 +598,7 @@ def _settle_file(con, path: str | os.PathLike[str], source: str, result: FileRes
                 raws[n] = line.rstrip(b"\r\n")
                 if len(raws) == len(wanted):
                     break
-    from parsers.jsonl import dumps_record
+    from spadework.parsers.jsonl import dumps_record
 
     def record(n: int) -> HandRecord:
         rec = _parse_python(source, n, raws[n])
@@ -934,9 +934,9 @@ def load_fast(
     state: bool = True,
     workers: int | None = None,
 ) -> LoadSummary:
-    """Load files and folders like :func:`parsers.db.load_files`, reading canonical JSON Lines with DuckDB.
+    """Load files and folders like :func:`spadework.parsers.db.load_files`, reading canonical JSON Lines with DuckDB.
 
-    Same arguments, same result (:class:`parsers.db.LoadSummary`), same rows in every
+    Same arguments, same result (:class:`spadework.parsers.db.LoadSummary`), same rows in every
     loaded table and in ``load_errors``/``load_warnings``.  ``.jsonl``/``.ndjson`` files
     (optionally ``.gz``) take the fast path; every other file, and any fast-path file
     that fails to read part way (a truncated ``.gz``), is loaded by the Python loader.

@@ -3,14 +3,14 @@
 - :func:`check_game`: one game's hand records -> :class:`GameCheck` (findings and the
   rows of the derived tables ``tricks``, ``hand_scores``, ``games``; TABLES.md).
 - :func:`iter_game_checks`: records ordered by game and hand -> one ``GameCheck`` per game.
-- :func:`check_db`: read a loaded DuckDB database through ``parsers.db.iter_records``
+- :func:`check_db`: read a loaded DuckDB database through ``spadework.parsers.db.iter_records``
   and replace the derived tables ``tricks``, ``violations``, ``hand_scores``, ``games``.
 
 Per game it checks what needs more than one hand: the ruleset (one per game), dealer
 rotation (DEALER_OUT_OF_ROTATION), recorded scores (SCORE_MISMATCH, checked as
 RULES.md section 5 "Checking recorded scores" says), the recorded winner
 (GAME_RESULT_MISMATCH) and hands after the end (PLAYED_AFTER_GAME_END); everything
-within a hand comes from :func:`analysis.replay.replay_hand`.
+within a hand comes from :func:`spadework.analysis.engine.replay.replay_hand`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from analysis.findings import (
+from spadework.analysis.engine.findings import (
     DEALER_OUT_OF_ROTATION,
     GAME_RESULT_MISMATCH,
     PLAYED_AFTER_GAME_END,
@@ -33,12 +33,12 @@ from analysis.findings import (
     FindingList,
     where,
 )
-from analysis.replay import HandReplay, replay_hand
-from analysis.rules import STANDARD, Ruleset, RulesError, get_ruleset, ruleset_name
-from analysis.scoring import ScoreChain, SideResult, apply_renege_penalty, score_side
-from parsers.model import HandRecord
-from parsers.schema import DERIVED_TABLES, create_tables
-from parsers.seats import SIDES, Side
+from spadework.analysis.engine.replay import HandReplay, replay_hand
+from spadework.analysis.engine.rules import STANDARD, Ruleset, RulesError, get_ruleset, ruleset_name
+from spadework.analysis.engine.scoring import ScoreChain, SideResult, apply_renege_penalty, score_side
+from spadework.parsers.model import HandRecord
+from spadework.parsers.schema import DERIVED_TABLES, create_tables
+from spadework.parsers.seats import SIDES, Side
 
 AS_PLAYED = "as_played"
 AFTER_PENALTY = "after_penalty"
@@ -261,15 +261,15 @@ def check_game(
     """Check one game: every hand replayed and scored, in hand order.
 
     ``records``: the game's hands (any order; sorted by hand number).
-    ``ruleset_override``: a ruleset (anything :func:`~analysis.rules.get_ruleset`
+    ``ruleset_override``: a ruleset (anything :func:`~spadework.analysis.engine.rules.get_ruleset`
     takes) that wins over the records' ``rules`` (the CLI's ``--rules``).
-    ``policy``: ``"raise"`` raises :class:`~analysis.findings.CheckError` at the first finding.
+    ``policy``: ``"raise"`` raises :class:`~spadework.analysis.engine.findings.CheckError` at the first finding.
 
     The game's ruleset is its first hand's ``rules``; a later hand naming other rules
     gets RULES_MIXED (the game stays under the first); unreadable rules get
     RULES_INVALID and the game is checked under ``standard``.
     Raises ``ValueError`` for no records or records of several games, and
-    :class:`~analysis.rules.RulesError` for a bad ``ruleset_override``.
+    :class:`~spadework.analysis.engine.rules.RulesError` for a bad ``ruleset_override``.
     """
     recs = sorted(records, key=lambda r: r.hand)
     if not recs:
@@ -615,18 +615,18 @@ def check_db(
     """Check every hand of a loaded database and REPLACE its derived tables.
 
     ``con``: a ``duckdb.DuckDBPyConnection`` holding the loaded tables (TABLES.md);
-    records are read with ``parsers.db.iter_records(con)`` (ordered by game_id, hand).
+    records are read with ``spadework.parsers.db.iter_records(con)`` (ordered by game_id, hand).
     ``rules``: a ruleset override for every game (preset name, dict or Ruleset).
     ``policy``: ``"collect"`` (all findings) or ``"raise"`` (stop at the first with
-    :class:`~analysis.findings.CheckError`; the derived tables are then left as they were).
+    :class:`~spadework.analysis.engine.findings.CheckError`; the derived tables are then left as they were).
     ``progress``: a callable, called as ``progress(games_done, hands_done)`` after each
     game, or ``True`` for a rich progress bar on standard error (hands checked of all).
 
     Fills ``tricks``, ``violations``, ``hand_scores``, ``games`` in one transaction
-    (batched inserts through pyarrow).  Raises :class:`~analysis.rules.RulesError` for
+    (batched inserts through pyarrow).  Raises :class:`~spadework.analysis.engine.rules.RulesError` for
     a bad ``rules``.
     """
-    from parsers.db import iter_records  # the lead's loader; imported late so this module loads without it
+    from spadework.parsers.db import iter_records  # the lead's loader; imported late so this module loads without it
 
     override = get_ruleset(rules) if rules is not None else None
     pol = ErrorPolicy.parse(policy)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from parsers.seats import Seat, Side
+from spadework.parsers.seats import Seat, Side
 
 # --- the codes of RULES.md section 7 (exact spellings) ------------------------------------------
 DEAL_INVALID = "DEAL_INVALID"

@@ -27,8 +27,8 @@ from typing import Any
 
 import orjson
 
-from parsers.cards import JOKER_DECK, NYC_DECK, STANDARD_DECK, CardError, Deck, make_deck, parse_card
-from parsers.seats import Seat
+from spadework.parsers.cards import JOKER_DECK, NYC_DECK, STANDARD_DECK, CardError, Deck, make_deck, parse_card
+from spadework.parsers.seats import Seat
 
 
 class RulesError(ValueError):
@@ -84,7 +84,7 @@ class Ruleset:
       extra jokers then AS..2S): the deck.
     - ``dealer``: ``None`` (the deal rotates) or a seat letter that deals every hand.
 
-    Derived, read-only: ``deck`` (a :class:`~parsers.cards.Deck`), ``suits`` (card code ->
+    Derived, read-only: ``deck`` (a :class:`~spadework.parsers.cards.Deck`), ``suits`` (card code ->
     the suit it plays as, ``"S"`` for every trump) and ``powers`` (card code -> its order within
     that suit), both covering all 54 codes, for the replay's hot loop.
 
