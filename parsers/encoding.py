@@ -1,4 +1,4 @@
-"""One integer encoding of cards, seats and decks for compiled code (kernels, solver, packed storage).
+"""One integer encoding of cards, seats and decks for compiled code and packed storage (kernels, solver, loader).
 
 Everything here is *derived* from :mod:`spadework.parsers.cards` and :mod:`spadework.parsers.seats`,
 the only modules that know card strings and seat arithmetic; nothing re-declares a card list or
