@@ -505,6 +505,26 @@ def stats(
         raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
+@app.command("judge-bids")
+def judge_bids(
+    db: Annotated[Path, typer.Option("--db", help="A checked database (hands with their deals).")],
+) -> None:
+    """Judge every bid: value each seat's hand in tricks (a count of honours, spade length and short suits,
+    calibrated on the database's hands) and the chance a nil on it succeeds; fills hand_values and
+    hand_value_fit (rerun after loading more hands) and prints both fits."""
+    from spadework.analysis.handvalue import judge_bids as judge
+
+    if not db.exists():
+        err.print(f"error: {db}: no such database (create it with `spadework validate LOGS --db {db}`)")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    result = judge(_open_db(db))
+    out.print(f"Valued {_n(result.values.height, 'seat')} in {_n(result.hands - result.skipped_hands, 'hand')}")
+    for note in result.notes:
+        out.print(f"  {note}")
+    out.print(f"  tricks: {result.tricks.describe()}")
+    out.print(f"  nil:    {result.nil.describe()}")
+
+
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def bench(ctx: typer.Context) -> None:
     """Run the validation benchmark (tests/benchmarks/bench_validate.py; run from a checkout).

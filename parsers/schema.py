@@ -157,6 +157,39 @@ DERIVED_TABLES: dict[str, str] = {
 
 ALL_TABLES: dict[str, str] = LOADED_TABLES | DERIVED_TABLES
 
+# Judged by spadework.analysis.handvalue (issue 14 item 3), written by `spadework judge-bids`; not
+# created with the others (a database without them gets temporary ones computed on first use).
+HAND_VALUE_TABLES: dict[str, str] = {
+    # key: game_id, hand, seat; one row per seat of each hand with a complete, valid deal
+    "hand_values": """
+        game_id VARCHAR NOT NULL,
+        hand INTEGER NOT NULL,
+        seat VARCHAR NOT NULL,
+        player VARCHAR,
+        estimate DOUBLE NOT NULL,
+        expected_tricks DOUBLE NOT NULL,
+        bid INTEGER,
+        bid_error DOUBLE,
+        nil BOOLEAN,
+        blind BOOLEAN,
+        taken INTEGER,
+        nil_chance DOUBLE NOT NULL,
+        side_honours DOUBLE NOT NULL,
+        trump_honours DOUBLE NOT NULL,
+        trump_length DOUBLE NOT NULL,
+        ruffs DOUBLE NOT NULL,
+        side_hcp INTEGER NOT NULL,
+        trump_hcp INTEGER NOT NULL,
+        trumps INTEGER NOT NULL
+    """,
+    # key: model, term: the fitted coefficients and the fit's statistics
+    "hand_value_fit": """
+        model VARCHAR NOT NULL,
+        term VARCHAR NOT NULL,
+        value DOUBLE NOT NULL
+    """,
+}
+
 
 def create_tables(con, tables: dict[str, str] | None = None) -> None:
     """Create every table of TABLES.md (and our additions) that does not exist yet.
