@@ -500,6 +500,10 @@ def stats(
             out.print(coach.rich_overview(coach.overview(con)))
         else:
             out.print(coach.rich_table(coach.player_table(con, player), player))
+            from spadework.analysis import decisions
+
+            for section in decisions.rich_sections(con, player):
+                out.print(section)
     except ValueError as exc:  # unknown player: the message lists the known ones
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None

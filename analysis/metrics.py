@@ -740,6 +740,9 @@ class Metric:
     extra_keys: tuple[str, ...] = ()
     scale: float = 1.0
     better: str | None = None
+    needs: tuple[str, ...] = ()
+    """Tables beyond TABLES.md the query reads (``hand_values``, ``card_costs``): :func:`run` makes sure
+    they can be queried (see :func:`spadework.analysis.decisions.ensure_tables`)."""
 
 
 REGISTRY: dict[str, Metric] = {}
@@ -940,6 +943,93 @@ _register(Metric(
     "findings / 100 hands", "integrity", scale=100.0, better="lower",
 ))
 
+# --------------------------------------------------------------------------------------------
+# Decision metrics (issue 14 item 4): bids judged against the hand's value (hand_values, written by
+# spadework.analysis.handvalue) and cards judged by double-dummy cost (card_costs, written by
+# `spadework analyse`).  Both join the per-seat rows of ``ph``; a database without card_costs counts
+# no card (n = 0), one without hand_values gets them computed on first use.
+
+# the joined columns get a prefix (hv_*, cc_*) so the group keys of ph stay unambiguous
+_HV = (
+    "(SELECT ph.*, hv.bid_error AS hv_bid_error, hv.nil AS hv_nil, hv.blind AS hv_blind, hv.taken AS hv_taken,"
+    " hv.nil_chance AS hv_nil_chance FROM ph LEFT JOIN hand_values hv"
+    " ON hv.game_id = ph.game_id AND hv.hand = ph.hand AND hv.seat = ph.seat) j"
+)
+_CC = (
+    "(SELECT ph.*, cc.cost AS cc_cost FROM ph LEFT JOIN card_costs cc"
+    " ON cc.game_id = ph.game_id AND cc.hand = ph.hand AND cc.seat = ph.seat) j"
+)
+
+
+def _joined_mean(expr: str, where: str, src: str) -> str:
+    e = f"({expr}) FILTER (WHERE {where})"
+    return (
+        f"SELECT {{keys}}, count{e} AS n, avg{e} AS mean, stddev_samp{e} AS sd, sum{e} AS total "
+        f"FROM {src} GROUP BY {{keys}}"
+    )
+
+
+def _joined_rate(n_where: str, k_where: str, src: str) -> str:
+    return (
+        f"SELECT {{keys}}, count(*) FILTER (WHERE {n_where}) AS n, count(*) FILTER (WHERE {k_where}) AS k "
+        f"FROM {src} GROUP BY {{keys}}"
+    )
+
+
+def _nil_sound() -> float:
+    from spadework.analysis.handvalue import NIL_SOUND
+
+    return NIL_SOUND
+
+
+_NIL_PLAIN = "hv_nil AND NOT hv_blind AND hv_taken IS NOT NULL"
+_UNSOUND = f"hv_nil_chance < {_nil_sound()!r}"
+
+_register(Metric(
+    "play_accuracy", "Play accuracy", "rate", _joined_rate("cc_cost IS NOT NULL", "cc_cost = 0", _CC),
+    "Share of the player's cards that lost nothing against double-dummy best play (card_costs.cost = 0; "
+    "every card counts, forced ones too).", "share of cards", "decisions", better="higher", needs=("card_costs",),
+))
+_register(Metric(
+    "tricks_lost_per_100", "Tricks lost per 100 cards", "mean", _joined_mean("cc_cost", "cc_cost IS NOT NULL", _CC),
+    "Tricks the player's side lost to the player's cards against double-dummy best play, per 100 cards played "
+    "(card_costs.cost: tricks the side takes with best play before the card minus after it).",
+    "tricks / 100 cards", "decisions", scale=100.0, better="lower", needs=("card_costs",),
+))
+_register(Metric(
+    "bid_vs_hand", "Bid against the hand's value", "mean",
+    _joined_mean("hv_bid_error", "hv_bid_error IS NOT NULL", _HV),
+    "Numeric bid minus the tricks an average player of this database takes with such a hand "
+    "(hand_values.bid_error): above 0 the player bids more than the cards are worth, below 0 less.",
+    "tricks", "decisions", needs=("hand_values",),
+))
+_register(Metric(
+    "bid_miss_vs_hand", "Bid miss against the hand's value", "mean",
+    _joined_mean("abs(hv_bid_error)", "hv_bid_error IS NOT NULL", _HV),
+    "Mean distance in tricks between the numeric bid and the hand's value (|hand_values.bid_error|), "
+    "whichever way.", "tricks", "decisions", better="lower", needs=("hand_values",),
+))
+_register(Metric(
+    "unsound_nils", "Unsound nils", "rate", _joined_rate(_NIL_PLAIN, f"{_NIL_PLAIN} AND {_UNSOUND}", _HV),
+    "Share of the player's nil bids (blind nil left out: bid unseen) on hands the nil model gives less than "
+    f"an even chance (hand_values.nil_chance < {_nil_sound():g}).", "share of nils", "decisions", better="lower",
+    needs=("hand_values",),
+))
+_register(Metric(
+    "unsound_nils_made", "Unsound nils made", "rate",
+    _joined_rate(f"{_NIL_PLAIN} AND {_UNSOUND}", f"{_NIL_PLAIN} AND {_UNSOUND} AND hv_taken = 0", _HV),
+    "Share of the player's unsound nils (see Unsound nils) that were made all the same.", "share of nils",
+    "decisions", needs=("hand_values",),
+))
+_register(Metric(
+    "nils_above_chance", "Nils made above the hand's chance", "mean",
+    _joined_mean("CASE WHEN hv_taken = 0 THEN 1.0 ELSE 0.0 END - hv_nil_chance", "hv_nil AND hv_taken IS NOT NULL",
+                 _HV),
+    "Over the player's nils (blind nil included): made (1) or not (0) minus the chance the nil model gave "
+    "the hand; above 0 the player makes more nils than such hands do on average (nil play and cover).",
+    "nils", "decisions", better="higher", needs=("hand_values",),
+))
+
 SCALAR_METRICS: tuple[str, ...] = tuple(m.name for m in REGISTRY.values() if not m.extra_keys)
 """Metrics with one number per group (the ones a player table lists)."""
 
@@ -1029,6 +1119,10 @@ def run(
     """
     prepare(con)
     m = REGISTRY.get(name)
+    if m is not None and m.needs:
+        from spadework.analysis.decisions import ensure_tables
+
+        ensure_tables(con, m.needs)
     sql, params = metric_sql(name, filters, by, _player_hands_source(con))
     raw = _frame(con, sql, params)
     keys = _keys(by)

@@ -1,0 +1,417 @@
+"""Decision metrics for coaches (issue 14 item 4): each player's gaps against the winning players.
+
+The per-player numbers are named metrics of :mod:`spadework.analysis.metrics` (category ``decisions``:
+``play_accuracy``, ``tricks_lost_per_100``, ``bid_vs_hand``, ``bid_miss_vs_hand``, ``unsound_nils``,
+``unsound_nils_made``, ``nils_above_chance``), so they carry ``n`` and an interval, take the usual
+filters and groupings and appear in :func:`spadework.analysis.coach.player_table`.  This module adds what
+is not one number per group:
+
+* :func:`winners`: the players a coach holds up as the model, ranked by win rate;
+* :func:`leaks`: one player's gaps against those winners, ranked by **leak size** = the gap per
+  opportunity times the player's opportunities (as poker trackers rank leaks: a small gap on many
+  hands costs more than a big one on few), each with a 95 % interval;
+* :func:`costliest_cards`: the cards that threw most tricks away (``card_costs``), with their game,
+  hand and trick for the replay; :func:`bid_judgements`, :func:`nil_judgements`: a player's bids and
+  nils against the hand's value;
+* :func:`ensure_tables`: stand-ins so every metric runs on a database that lacks ``hand_values``
+  (computed on first use, :mod:`spadework.analysis.handvalue`) or ``card_costs`` (empty until
+  ``spadework analyse`` has run).
+
+Units: as each metric's ``unit``; a leak is counted in the metric's own events (tricks, nils, hands,
+plays: see ``leak_unit``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from spadework.analysis import metrics, stats
+
+CARD_COSTS_STANDIN = """
+    game_id VARCHAR NOT NULL,
+    hand INTEGER NOT NULL,
+    trick INTEGER NOT NULL,
+    play_order INTEGER NOT NULL,
+    seat VARCHAR NOT NULL,
+    player VARCHAR,
+    card VARCHAR NOT NULL,
+    tricks_best INTEGER,
+    tricks_played INTEGER,
+    cost INTEGER,
+    best_cards VARCHAR
+"""
+"""Columns of the empty ``card_costs`` stand-in (issue 14 item 2; the table itself is written by
+``spadework analyse``)."""
+
+LEAK_METRICS: tuple[str, ...] = (
+    "bid_bias", "exact_bid", "bid_vs_hand", "bid_miss_vs_hand",
+    "set_rate", "bags_per_hand", "bag_share", "bag_penalties_per_game",
+    "nil_rate", "nil_success", "nil_cover", "nil_defence", "unsound_nils", "nils_above_chance",
+    "ruff_when_void", "trump_partner_winner", "overtricks_after_safe",
+    "play_accuracy", "tricks_lost_per_100", "findings_per_100",
+)  # fmt: skip
+"""The metrics :func:`leaks` compares by default: habits a player can change (results such as points and
+wins are what the habits produce, so they are left out)."""
+
+LEAK_COLUMNS: tuple[str, ...] = (
+    "category", "metric", "title", "kind", "unit", "better",
+    "player_n", "player_value", "player_low", "player_high",
+    "winners_n", "winners_value", "winners_low", "winners_high",
+    "gap", "gap_low", "gap_high", "direction", "leak", "leak_low", "leak_high", "leak_unit", "significant",
+    "winners",
+)  # fmt: skip
+"""Columns of :func:`leaks` (``winners``: the players compared with, comma-separated)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Tables the decision metrics read
+
+
+def _tables(con) -> dict[str, set[str]]:
+    rows = con.execute("SELECT database_name, table_name FROM duckdb_tables()").fetchall()
+    rows += con.execute("SELECT database_name, view_name FROM duckdb_views() WHERE NOT internal").fetchall()
+    out: dict[str, set[str]] = {}
+    for db, name in rows:
+        out.setdefault(name, set()).add(db)
+    return out
+
+
+def ensure_tables(con, names: Sequence[str] = ("hand_values", "card_costs")) -> None:
+    """Make ``hand_values`` / ``card_costs`` queryable on ``con`` (read-only is fine; the file is never changed).
+
+    ``hand_values`` (and ``hand_value_fit``) missing: computed into temporary tables by
+    :func:`spadework.analysis.handvalue.ensure_hand_values`.  ``card_costs`` missing: an empty temporary
+    table (the card metrics then count no card).  A temporary stand-in is dropped once the database has
+    the real table (say, ``spadework analyse`` ran since).
+    """
+    existing = _tables(con)
+    for name in ("hand_values", "hand_value_fit", "card_costs"):
+        where = existing.get(name, set())
+        if "temp" in where and where - {"temp"}:
+            con.execute(f"DROP TABLE temp.main.{name}")
+    if "hand_values" in names:
+        from spadework.analysis.handvalue import ensure_hand_values
+
+        ensure_hand_values(con)
+    if "card_costs" in names and "card_costs" not in existing:
+        con.execute(f"CREATE TEMP TABLE card_costs ({CARD_COSTS_STANDIN})")
+
+
+def has_card_costs(con) -> bool:
+    """True when the database holds double-dummy card costs (``spadework analyse`` has run)."""
+    ensure_tables(con, ("card_costs",))
+    return bool(con.execute("SELECT count(*) > 0 FROM card_costs").fetchall()[0][0])
+
+
+# --------------------------------------------------------------------------------------------
+# The winning players
+
+
+def winners(
+    con,
+    filters: metrics.Filters | Mapping[str, Any] | None = None,
+    min_games: int = 5,
+    share: float = 0.25,
+) -> pl.DataFrame:
+    """Players ranked by win rate over finished games (ties: points per hand), the best ``share`` of those
+    with at least ``min_games`` games marked as the winners (at least one).
+
+    Columns: ``rank, player, games, wins, win_rate, win_low, win_high`` (Wilson 95 %),
+    ``points_per_hand``, ``winner`` (bool).  Players below ``min_games`` are listed last, never winners.
+    """
+    with metrics.snapshot(con):
+        wr = metrics.run(con, "win_rate", filters, by="player")
+        pts = metrics.run(con, "points_per_hand", filters, by="player")
+    df = (
+        wr.select("player", pl.col("n").alias("games"), pl.col("k").alias("wins"), pl.col("value").alias("win_rate"),
+                  pl.col("low").alias("win_low"), pl.col("high").alias("win_high"))
+        .join(pts.select("player", pl.col("value").alias("points_per_hand")), on="player", how="left")
+        .filter(pl.col("player").is_not_null())
+        .with_columns(eligible=pl.col("games") >= min_games)
+        .sort(["eligible", "win_rate", "points_per_hand", "player"], descending=[True, True, True, False],
+              nulls_last=True)
+    )  # fmt: skip
+    eligible = int(df["eligible"].sum()) if df.height else 0
+    top = max(1, math.ceil(share * eligible)) if eligible else 0
+    return df.with_columns(
+        rank=pl.int_range(1, df.height + 1, dtype=pl.Int64),
+        winner=pl.int_range(0, df.height) < top,
+    ).select("rank", "player", "games", "wins", "win_rate", "win_low", "win_high", "points_per_hand", "winner")
+
+
+# --------------------------------------------------------------------------------------------
+# Leaks
+
+
+def _rate_diff_interval(p1, l1, u1, p2, l2, u2) -> tuple[float, float]:
+    """Newcombe's hybrid score interval for p1 - p2 from the two Wilson intervals."""
+    d = p1 - p2
+    return (d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2))
+
+
+def _leak_unit(m: metrics.Metric) -> str:
+    unit = m.unit
+    if m.kind == "rate":
+        return unit.removeprefix("share of ")
+    if m.scale != 1.0 and " / " in unit:
+        return unit.split(" / ")[0]
+    return unit
+
+
+def _leak_row(m: metrics.Metric, p: Mapping[str, Any], w: Mapping[str, Any]) -> dict[str, Any]:
+    pv, wv, n = p.get("value"), w.get("value"), p.get("n") or 0
+    row = {
+        "category": m.category, "metric": m.name, "title": m.title, "kind": m.kind, "unit": m.unit,
+        "better": m.better, "player_n": n, "player_value": pv, "player_low": p.get("low"),
+        "player_high": p.get("high"), "winners_n": w.get("n") or 0, "winners_value": wv,
+        "winners_low": w.get("low"), "winners_high": w.get("high"), "gap": None, "gap_low": None, "gap_high": None,
+        "direction": "", "leak": None, "leak_low": None, "leak_high": None, "leak_unit": _leak_unit(m),
+        "significant": False,
+    }  # fmt: skip
+    if pv is None or wv is None or not n:
+        return row
+    gap = pv - wv
+    if m.kind == "rate":
+        lo, hi = _rate_diff_interval(pv, p["low"], p["high"], wv, w["low"], w["high"])
+    else:
+        ses = [s for s in (p.get("se"), w.get("se")) if s is not None and not math.isnan(s)]
+        half = stats.Z95 * math.sqrt(sum(s * s for s in ses)) if len(ses) == 2 else math.inf
+        lo, hi = gap - half, gap + half
+    per = n / m.scale  # opportunities, in the metric's unscaled units
+    if m.better == "higher":
+        leak, leak_lo, leak_hi = -gap * per, -hi * per, -lo * per
+    elif m.better == "lower":
+        leak, leak_lo, leak_hi = gap * per, lo * per, hi * per
+    else:  # no better direction: any distance from the winners is the gap
+        leak = abs(gap) * per
+        if lo <= 0 <= hi:
+            leak_lo, leak_hi = 0.0, max(abs(lo), abs(hi)) * per
+        else:
+            leak_lo, leak_hi = min(abs(lo), abs(hi)) * per, max(abs(lo), abs(hi)) * per
+    row.update(
+        gap=gap, gap_low=lo, gap_high=hi, direction="too high" if gap > 0 else "too low" if gap < 0 else "",
+        leak=leak, leak_low=leak_lo, leak_high=leak_hi, significant=bool(leak_lo > 0),
+    )  # fmt: skip
+    return row
+
+
+_LEAK_SCHEMA = {
+    "category": pl.String, "metric": pl.String, "title": pl.String, "kind": pl.String, "unit": pl.String,
+    "better": pl.String, "player_n": pl.Int64, "player_value": pl.Float64, "player_low": pl.Float64,
+    "player_high": pl.Float64, "winners_n": pl.Int64, "winners_value": pl.Float64, "winners_low": pl.Float64,
+    "winners_high": pl.Float64, "gap": pl.Float64, "gap_low": pl.Float64, "gap_high": pl.Float64,
+    "direction": pl.String, "leak": pl.Float64, "leak_low": pl.Float64, "leak_high": pl.Float64,
+    "leak_unit": pl.String, "significant": pl.Boolean,
+}  # fmt: skip
+
+
+def leaks(
+    con,
+    player: str,
+    filters: metrics.Filters | Mapping[str, Any] | None = None,
+    winning: Sequence[str] | None = None,
+    names: Sequence[str] = LEAK_METRICS,
+    min_n: int = 5,
+) -> pl.DataFrame:
+    """``player``'s gaps against the winning players, biggest leak first (:data:`LEAK_COLUMNS`).
+
+    ``winning``: the players to compare with (default: :func:`winners` under the same filters); the
+    player is never compared with themself.  ``names``: the metrics (default :data:`LEAK_METRICS`).
+    For each: ``gap`` = player - winners (the metric's units; rates 0..1) with a 95 % interval
+    (rates: Newcombe's hybrid score interval from the two Wilson intervals; means: normal, from both
+    standard errors); ``leak`` = the gap in the bad direction per opportunity times the player's
+    opportunities (``player_n``; per-100 metrics unscaled first), in ``leak_unit`` (a rate's events,
+    a mean's unit: tricks, nils, findings...), with ``leak_low``/``leak_high``; for metrics with no
+    better direction (bid bias, nil rate...) the distance either way is the leak and ``direction``
+    says which.  A negative leak is a strength.  ``significant``: ``leak_low > 0``.  Metrics with
+    fewer than ``min_n`` opportunities for the player are left out.
+
+    Raises ``ValueError`` for an unknown player (listing the players) or when no other winning
+    player is left to compare with.
+    """
+    known = metrics.players(con)
+    if player not in known:
+        shown = ", ".join(known[:20]) + (" ..." if len(known) > 20 else "")
+        raise ValueError(f"unknown player {player!r}; players: {shown or '(none)'}")
+    base = metrics.Filters.of(filters).to_dict()
+    base.pop("player", None)
+    base.pop("exclude_player", None)
+    with metrics.snapshot(con):
+        if winning is None:
+            w = winners(con, base)
+            winning = w.filter(pl.col("winner"))["player"].to_list()
+            if player in winning:  # a winner is compared with the next best players as well
+                top = len(winning)
+                winning = [p for p in w.filter(pl.col("games") > 0)["player"].to_list() if p != player][:top]
+        group = [p for p in winning if p != player]
+        if not group:
+            raise ValueError("no winning player to compare with (need at least one other player with finished games)")
+        mine = metrics.run_all(con, {**base, "player": player}, by="all", names=names)
+        theirs = metrics.run_all(con, {**base, "player": group}, by="all", names=names)
+    p_rows = {r["metric"]: r for r in mine.iter_rows(named=True)}
+    w_rows = {r["metric"]: r for r in theirs.iter_rows(named=True)}
+    rows = [_leak_row(metrics.REGISTRY[m], p_rows.get(m, {}), w_rows.get(m, {})) for m in names]
+    df = pl.DataFrame(rows, schema=_LEAK_SCHEMA)
+    return (
+        df.filter((pl.col("player_n") >= min_n) & pl.col("leak").is_not_null())
+        .sort(["leak", "metric"], descending=[True, False])
+        .with_columns(pl.lit(", ".join(group)).alias("winners"))
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Cards, bids and nils one by one
+
+
+def costliest_cards(
+    con, player: str | None = None, limit: int = 10, filters: metrics.Filters | Mapping[str, Any] | None = None
+) -> pl.DataFrame:
+    """The cards that cost most against double-dummy best play, worst first (ties: game, hand, trick).
+
+    Columns: ``game_id, hand, trick, play_order, seat, player, card, cost, tricks_best, tricks_played,
+    best_cards`` (from ``card_costs``; ``player`` from the hand's seat when the row has none).
+    ``player`` limits it to one player's cards; ``filters`` take the game-level fields of
+    :class:`~spadework.analysis.metrics.Filters` (event, period, ruleset, table, round, game_id).
+    Empty when ``spadework analyse`` has not run.
+    """
+    metrics.prepare(con)
+    ensure_tables(con, ("card_costs",))
+    f = metrics.Filters.of(filters)
+    where, params = metrics.Filters(
+        event=f.event, period=f.period, ruleset=f.ruleset, table=f.table, round=f.round, game_id=f.game_id,
+        player=player,
+    ).where()  # fmt: skip
+    src = metrics.CACHE_TABLE if metrics.CACHE_TABLE in _tables(con) else "sw_player_hands"
+    return con.sql(
+        f"""
+        SELECT cc.game_id, cc.hand, cc.trick, cc.play_order, cc.seat, coalesce(cc.player, ph.player) AS player,
+               cc.card, cc.cost, cc.tricks_best, cc.tricks_played, CAST(cc.best_cards AS VARCHAR) AS best_cards
+        FROM card_costs cc
+        JOIN (SELECT * FROM {src} WHERE {where}) ph
+          ON ph.game_id = cc.game_id AND ph.hand = cc.hand AND ph.seat = cc.seat
+        WHERE cc.cost > 0
+        ORDER BY cc.cost DESC, cc.game_id, cc.hand, cc.trick, cc.play_order
+        LIMIT {int(limit)}
+        """,
+        params=params,
+    ).pl()
+
+
+def bid_judgements(con, player: str, filters: metrics.Filters | Mapping[str, Any] | None = None) -> pl.DataFrame:
+    """Every hand of ``player`` with a hand value: ``game_id, hand, seat, bid, nil, blind, estimate,
+    expected_tricks, bid_error, taken, nil_chance``, worst overbid first (numeric bids by ``bid_error``
+    descending, then nils and blind bids).  ``filters``: as :func:`costliest_cards`."""
+    metrics.prepare(con)
+    ensure_tables(con, ("hand_values",))
+    f = metrics.Filters.of(filters)
+    where, params = metrics.Filters(
+        event=f.event, period=f.period, ruleset=f.ruleset, table=f.table, round=f.round, game_id=f.game_id,
+        player=player,
+    ).where()  # fmt: skip
+    src = metrics.CACHE_TABLE if metrics.CACHE_TABLE in _tables(con) else "sw_player_hands"
+    return con.sql(
+        f"""
+        SELECT hv.game_id, hv.hand, hv.seat, hv.bid, hv.nil, hv.blind, hv.estimate, hv.expected_tricks,
+               hv.bid_error, hv.taken, hv.nil_chance
+        FROM hand_values hv
+        JOIN (SELECT game_id, hand, seat FROM {src} WHERE {where}) ph
+          ON ph.game_id = hv.game_id AND ph.hand = hv.hand AND ph.seat = hv.seat
+        ORDER BY hv.bid_error DESC NULLS LAST, hv.game_id, hv.hand
+        """,
+        params=params,
+    ).pl()
+
+
+def nil_judgements(con, player: str, filters: metrics.Filters | Mapping[str, Any] | None = None) -> pl.DataFrame:
+    """``player``'s nil bids with the model's chance: ``game_id, hand, seat, blind, nil_chance, sound``
+    (``nil_chance`` >= :data:`spadework.analysis.handvalue.NIL_SOUND`), ``made``, ``taken``; least sound first."""
+    from spadework.analysis.handvalue import NIL_SOUND
+
+    df = bid_judgements(con, player, filters).filter(pl.col("nil").fill_null(False))
+    return df.select(
+        "game_id", "hand", "seat", "blind", "nil_chance",
+        (pl.col("nil_chance") >= NIL_SOUND).alias("sound"), (pl.col("taken") == 0).alias("made"), "taken",
+    ).sort(["nil_chance", "game_id", "hand"])  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------------
+# For the terminal
+
+
+def _fmt(kind: str, value: float | None, scale: float = 1.0) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"{100 * value:.1f}%" if kind == "rate" else f"{value:.2f}"
+
+
+def rich_leaks(df: pl.DataFrame, player: str | None = None, limit: int = 10):
+    """A :class:`rich.table.Table` of :func:`leaks` (the first ``limit`` rows; names are plain text)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    group = df["winners"][0] if df.height and "winners" in df.columns else ""
+    title = Text("Leaks against the winning players") if player is None else (
+        Text("Leaks of ") + Text(player) + Text(" against the winning players")
+    )
+    table = Table(title=title, caption=Text(f"winners: {group}; leak = gap x opportunities, 95% interval"))
+    for col, justify in (("Metric", "left"), ("Player", "right"), ("Winners", "right"), ("Leak", "right"), ("", "left")):
+        table.add_column(col, justify=justify)
+    for r in df.head(limit).iter_rows(named=True):
+        leak = f"{r['leak']:+.1f} {r['leak_unit']} [{r['leak_low']:+.1f}, {r['leak_high']:+.1f}]"
+        mark = r["direction"] if r["better"] is None else ""
+        style = "red" if r["significant"] and r["leak"] > 0 else ("green" if r["leak"] < 0 else "")
+        table.add_row(
+            Text(r["title"]),
+            Text(f"{_fmt(r['kind'], r['player_value'])} (n={r['player_n']})"),
+            Text(f"{_fmt(r['kind'], r['winners_value'])} (n={r['winners_n']})"),
+            Text(leak, style=style),
+            Text(mark),
+        )
+    return table
+
+
+def rich_costliest(df: pl.DataFrame, player: str | None = None):
+    """A :class:`rich.table.Table` of :func:`costliest_cards`."""
+    from rich.table import Table
+    from rich.text import Text
+
+    title = Text("Costliest cards") if player is None else Text("Costliest cards of ") + Text(player)
+    table = Table(title=title)
+    for col in ("Game", "Hand", "Trick", "Seat", "Card", "Cost", "Best"):
+        table.add_column(col, justify="right" if col in ("Hand", "Trick", "Cost") else "left")
+    for r in df.iter_rows(named=True):
+        table.add_row(
+            Text(str(r["game_id"])), Text(str(r["hand"])), Text(str(r["trick"])), Text(str(r["seat"])),
+            Text(str(r["card"])), Text(str(r["cost"])), Text(str(r["best_cards"] or "")),
+        )  # fmt: skip
+    return table
+
+
+def rich_sections(con, player: str, filters: metrics.Filters | Mapping[str, Any] | None = None) -> list[Any]:
+    """What ``spadework stats --player`` prints after the tendencies: the leak list against the winning
+    players and, when ``card_costs`` has rows, the costliest cards.  Raises ``ValueError`` as :func:`leaks`."""
+    out: list[Any] = [rich_leaks(leaks(con, player, filters), player)]
+    if has_card_costs(con):
+        out.append(rich_costliest(costliest_cards(con, player, filters=filters), player))
+    return out
+
+
+__all__ = [
+    "CARD_COSTS_STANDIN",
+    "LEAK_COLUMNS",
+    "LEAK_METRICS",
+    "bid_judgements",
+    "costliest_cards",
+    "ensure_tables",
+    "has_card_costs",
+    "leaks",
+    "nil_judgements",
+    "rich_costliest",
+    "rich_leaks",
+    "rich_sections",
+    "winners",
+]
