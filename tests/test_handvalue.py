@@ -221,3 +221,42 @@ def test_cli_judge_bids(tmp_path):
     assert "Valued 4 seats in 1 hand" in res.output and "expected_tricks =" in res.output
     res = CliRunner().invoke(app, ["judge-bids", "--db", str(tmp_path / "none.duckdb")])
     assert res.exit_code == 2 and "no such database" in res.output
+
+
+# --- real logs made outside the project (../shared/corpus) ----------------------------------------
+
+
+def _load(paths):
+    from spadework.analysis.engine.checker import check_db
+    from spadework.parsers.db import connect, load_files
+
+    con = connect()
+    load_files(con, paths)
+    check_db(con)
+    return con
+
+
+def test_trickster_hand_reads_the_joker_deck(corpus):
+    # nyc-style deck from the log's own rules object: BJ, LJ, 2D, 2S above the AS
+    con = _load([corpus / "trickster" / "issue335_spades.ptn"])
+    v = {r["seat"]: r for r in hv.compute(con).values.iter_rows(named=True)}
+    w = v["W"]  # QH 9H 7H 5H / AD JD 8D 7D 3D 2D / 5C / BJ LJ
+    assert (w["trumps"], w["trump_hcp"], w["trump_honours"]) == (3, 4 + 3 + 2, 3.0)  # 2D is a trump
+    assert w["side_honours"] == pytest.approx(1 / 3 + 1.0)  # Qxxx of hearts, the AD of five diamonds
+    assert w["estimate"] == pytest.approx(4 + 1 / 3) and (w["bid"], w["taken"]) == (4, 4)
+    # N: KS QS TS 9S 8S 2S (the 2S is the fourth trump of this deck: 1 point) / AH KH 4H / 6D / KC 8C 7C
+    n = v["N"]
+    assert (n["trumps"], n["trump_hcp"]) == (6, 1)
+    con.close()
+
+
+def test_openspiel_hands_calibrate_like_ours(corpus):
+    # 500 hands played by OpenSpiel's heuristic bots: another engine's bidding and play
+    con = _load([corpus / "openspiel" / "episodes.jsonl"])
+    r = hv.compute(con)
+    assert r.hands == 500 and r.skipped_hands == 0
+    assert r.tricks.n > 1800 and r.tricks.r2 > 0.5 and r.tricks.mae < 0.9
+    assert r.tricks.r2 > r.tricks.raw_r2 + 0.05
+    assert all(0.5 < w < 1.3 for w in r.tricks.coef.values())
+    assert r.nil.n == 130 and r.nil.log_loss < r.nil.base_log_loss
+    con.close()
