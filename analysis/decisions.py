@@ -338,6 +338,88 @@ def nil_judgements(con, player: str, filters: metrics.Filters | Mapping[str, Any
     ).sort(["nil_chance", "game_id", "hand"])  # fmt: skip
 
 
+def card_annotations(con, game_id: str, hand: int) -> dict[tuple[int, int], dict[str, Any]]:
+    """The double-dummy judgement of every card of one hand, for a replay: ``(trick, play_order) ->
+    {"card", "cost", "best_cards", "tricks_best", "tricks_played"}`` (empty without ``card_costs``)."""
+    ensure_tables(con, ("card_costs",))
+    rows = con.execute(
+        "SELECT trick, play_order, card, cost, CAST(best_cards AS VARCHAR), tricks_best, tricks_played "
+        "FROM card_costs WHERE game_id = ? AND hand = ? ORDER BY trick, play_order",
+        [game_id, hand],
+    ).fetchall()
+    return {
+        (t, o): {"card": c, "cost": cost, "best_cards": best, "tricks_best": tb, "tricks_played": tp}
+        for t, o, c, cost, best, tb, tp in rows
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Charts (Altair, from the aggregated frames above; data inline, as spadework.analysis.charts does)
+
+
+def leak_chart(df: pl.DataFrame, title: str = "Leaks against the winning players (95% interval)", limit: int = 12):
+    """Horizontal bars of :func:`leaks` (the first ``limit`` rows): the leak size with its interval,
+    red when significant, green for strengths.  Tooltips carry the player's and the winners' values and n."""
+    import altair as alt
+
+    from spadework.analysis.charts import _rows
+
+    rows = _rows(
+        df.head(limit).with_columns(
+            label=pl.col("title") + pl.when(pl.col("direction") != "").then(pl.lit(" (") + pl.col("direction") + ")")
+            .otherwise(pl.lit("")),
+            verdict=pl.when(pl.col("significant") & (pl.col("leak") > 0)).then(pl.lit("leak"))
+            .when(pl.col("leak") < 0).then(pl.lit("strength")).otherwise(pl.lit("not significant")),
+        )
+    )  # fmt: skip
+    tooltip = [
+        alt.Tooltip("title:N", title="metric"),
+        alt.Tooltip("leak:Q", title="leak", format="+.1f"),
+        alt.Tooltip("leak_unit:N", title="counted in"),
+        alt.Tooltip("leak_low:Q", title="95% low", format="+.1f"),
+        alt.Tooltip("leak_high:Q", title="95% high", format="+.1f"),
+        alt.Tooltip("player_value:Q", title="player", format=".3f"),
+        alt.Tooltip("player_n:Q", title="n (player)"),
+        alt.Tooltip("winners_value:Q", title="winners", format=".3f"),
+        alt.Tooltip("winners_n:Q", title="n (winners)"),
+    ]
+    base = alt.Chart(alt.Data(values=rows))
+    y = alt.Y("label:N", title=None, sort=alt.EncodingSortField("leak", order="descending"))
+    color = alt.Color(
+        "verdict:N", title=None,
+        scale=alt.Scale(domain=["leak", "not significant", "strength"], range=["#c0392b", "#999999", "#27ae60"]),
+    )  # fmt: skip
+    bars = base.mark_bar(opacity=0.7).encode(y=y, x=alt.X("leak:Q", title="leak (events, see tooltip)"),
+                                             color=color, tooltip=tooltip)
+    rule = base.mark_rule(strokeWidth=2).encode(y=y, x="leak_low:Q", x2="leak_high:Q", tooltip=tooltip)
+    return alt.layer(bars, rule).properties(title=title, width=420, height=max(60, 22 * len(rows)))
+
+
+def player_metric_chart(df: pl.DataFrame, highlight: str | None = None, title: str | None = None,
+                        label: str = "value"):  # fmt: skip
+    """One point per player with its 95 % interval from ``metrics.run(con, name, by="player")``
+    (``player, n, value, low, high``), ``highlight`` drawn in red.  Players without data are left out."""
+    import altair as alt
+
+    from spadework.analysis.charts import _rows
+
+    rows = [r | {"chosen": r["player"] == highlight} for r in _rows(df) if r.get("n") and r.get("value") is not None]
+    tooltip = [
+        alt.Tooltip("player:N"),
+        alt.Tooltip("value:Q", title=label, format=".3f"),
+        alt.Tooltip("low:Q", title="95% low", format=".3f"),
+        alt.Tooltip("high:Q", title="95% high", format=".3f"),
+        alt.Tooltip("n:Q", title="n"),
+    ]
+    base = alt.Chart(alt.Data(values=rows))
+    y = alt.Y("player:N", title=None, sort=alt.EncodingSortField("value", order="descending"))
+    color = alt.Color("chosen:N", legend=None, scale=alt.Scale(domain=[False, True], range=["#4c78a8", "#c0392b"]))
+    rule = base.mark_rule(strokeWidth=2).encode(y=y, x=alt.X("low:Q", title=label), x2="high:Q", color=color,
+                                                tooltip=tooltip)  # fmt: skip
+    point = base.mark_point(filled=True, size=70).encode(y=y, x="value:Q", color=color, tooltip=tooltip)
+    return alt.layer(rule, point).properties(title=title or label, width=420, height=max(60, 22 * len(rows)))
+
+
 # --------------------------------------------------------------------------------------------
 # For the terminal
 
@@ -405,11 +487,14 @@ __all__ = [
     "LEAK_COLUMNS",
     "LEAK_METRICS",
     "bid_judgements",
+    "card_annotations",
     "costliest_cards",
     "ensure_tables",
     "has_card_costs",
+    "leak_chart",
     "leaks",
     "nil_judgements",
+    "player_metric_chart",
     "rich_costliest",
     "rich_leaks",
     "rich_sections",

@@ -474,46 +474,48 @@ def compute(con, prior_hands: float = PRIOR_HANDS) -> Judgement:
     twice; other hands are skipped and counted.  Returns a :class:`Judgement`.
     """
     raw = _seat_hands(con)
-    rows: list[dict[str, Any]] = []
-    skipped = 0
-    hands = 0
-    by_hand: dict[tuple[str, int], list[dict[str, Any]]] = {}
-    for r in raw.iter_rows(named=True):
-        by_hand.setdefault((r["game_id"], r["hand"]), []).append(r)
-    for seats in by_hand.values():
-        hands += 1
-        rs = ruleset_of(seats[0]["rules"])
-        deck = rs.deck
-        size = len(deck) // 4
-        dealt = [c for s in seats for c in s["cards"]]
-        if (
-            len(seats) != 4
-            or any(len(s["cards"]) != size for s in seats)
-            or len(set(dealt)) != len(dealt)
-            or any(c not in deck for c in dealt)
-        ):
-            skipped += 1
-            continue
-        for s in seats:
-            f = hand_features(s["cards"], rs)
-            rows.append(
-                {
-                    "game_id": s["game_id"], "hand": s["hand"], "seat": s["seat"], "player": s["player"],
-                    "estimate": f.estimate, "bid": s["bid"] if s["has_bid"] else None,
-                    "nil": bool(s["nil"]) if s["has_bid"] else None, "blind": bool(s["blind"]) if s["has_bid"] else None,
-                    "taken": s["taken"],
-                    "side_honours": f.side_honours, "trump_honours": f.trump_honours,
-                    "trump_length": f.trump_length, "ruffs": f.ruffs,
-                    "side_hcp": f.side_hcp, "trump_hcp": f.trump_hcp, "trumps": f.trumps,
-                }
-            )  # fmt: skip
-    schema = {
-        "game_id": pl.String, "hand": pl.Int32, "seat": pl.String, "player": pl.String, "estimate": pl.Float64,
-        "bid": pl.Int32, "nil": pl.Boolean, "blind": pl.Boolean, "taken": pl.Int32,
-        "side_honours": pl.Float64, "trump_honours": pl.Float64, "trump_length": pl.Float64, "ruffs": pl.Float64,
-        "side_hcp": pl.Int32, "trump_hcp": pl.Int32, "trumps": pl.Int32,
-    }  # fmt: skip
-    df = pl.DataFrame(rows, schema=schema)
+    # the count of every seat, a slice at a time, into columns (a season's rows never become Python dicts)
+    parts: dict[str, list[Any]] = {f: [] for f in (*TRICK_FEATURES, *NIL_FEATURES, "known", "size")}
+    for chunk in raw.select("cards", "rules").iter_slices(20_000):
+        for cards, rules in chunk.iter_rows():
+            rs = ruleset_of(rules)
+            f = hand_features(cards, rs)
+            for name in (*TRICK_FEATURES, *NIL_FEATURES):
+                parts[name].append(getattr(f, name))
+            members = _view(rs).cards
+            parts["known"].append(sum(1 for c in cards if c in members))
+            parts["size"].append(len(rs.deck) // 4)
+    feats = pl.DataFrame(
+        {k: v for k, v in parts.items()},
+        schema={**{f: pl.Float64 for f in TRICK_FEATURES}, **{f: pl.Int32 for f in NIL_FEATURES},
+                "known": pl.Int32, "size": pl.Int32},
+    )  # fmt: skip
+    del parts
+    df = pl.concat([raw.drop("rules"), feats], how="horizontal")
+    # a hand is valued when its four seats hold len(deck) / 4 cards of the deck each and no card twice
+    key = ["game_id", "hand"]
+    ok = df.group_by(key).agg(
+        (
+            (pl.len() == 4)
+            & (pl.col("cards").list.len() == pl.col("size")).all()
+            & (pl.col("known") == pl.col("size")).all()
+            & (pl.col("cards").explode().n_unique() == pl.col("cards").list.len().sum())
+        ).alias("valid")
+    )
+    hands = ok.height
+    skipped = int((~ok["valid"]).sum())
+    df = (
+        df.join(ok.filter(pl.col("valid")).select(key), on=key, how="semi")
+        .with_columns(
+            bid=pl.when(pl.col("has_bid")).then(pl.col("bid")).cast(pl.Int32),
+            nil=pl.when(pl.col("has_bid")).then(pl.col("nil")),
+            blind=pl.when(pl.col("has_bid")).then(pl.col("blind")),
+            taken=pl.col("taken").cast(pl.Int32),
+            hand=pl.col("hand").cast(pl.Int32),
+            estimate=pl.sum_horizontal(*TRICK_FEATURES),
+        )
+        .sort("game_id", "hand", "seat")
+    )
     numeric = pl.col("bid").is_not_null() & ~pl.col("nil") & ~pl.col("blind")
     train = df.filter(numeric & pl.col("taken").is_not_null())
     tricks = fit_tricks(train.select(TRICK_FEATURES).to_numpy(), train["taken"].to_numpy(), prior_hands)

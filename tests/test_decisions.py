@@ -232,3 +232,19 @@ def test_stats_player_prints_the_leaks(monkeypatch):
     assert "Leaks of bo against the winning players" in res.output
     assert "Bid against the hand's value" in res.output and "winners: ana, ed, kim" in res.output
     assert "Costliest cards" not in res.output  # no card_costs in the sample database yet
+
+
+def test_card_annotations_and_charts(con):
+    notes = decisions.card_annotations(con, "G2", 1)
+    assert len(notes) == 52
+    # trick 10: E leads KD, S 8D, W 9D, N plays TH (play_order 4) at a cost of 2
+    assert notes[(10, 4)] == {"card": "TH", "cost": 2, "best_cards": "AS KS", "tricks_best": 5, "tricks_played": 3}
+    assert decisions.card_annotations(con, "G1", 1) == {}
+    spec = decisions.leak_chart(
+        decisions.leaks(con, "bo", winning=["ana"], names=("play_accuracy", "tricks_lost_per_100"), min_n=1)
+    ).to_dict()
+    values = spec["layer"][0]["data"]["values"] if "data" in spec["layer"][0] else spec["data"]["values"]
+    assert {v["metric"] for v in values} == {"play_accuracy", "tricks_lost_per_100"}
+    acc = decisions.player_metric_chart(metrics.run(con, "play_accuracy"), highlight="bo").to_dict()
+    values = acc["layer"][0]["data"]["values"] if "data" in acc["layer"][0] else acc["data"]["values"]
+    assert [v["player"] for v in values if v["chosen"]] == ["bo"] and len(values) == 4
