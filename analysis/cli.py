@@ -483,10 +483,17 @@ def report(
 def stats(
     db: Annotated[Path, typer.Option("--db", help="A checked database (default: the sample season).")] = Path("data/sample/season.duckdb"),
     player: Annotated[Optional[str], typer.Option("--player", help="One player's tendencies against the field; without it, every player.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the full tables (every n, interval and z) as JSON.")] = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print the full table as CSV (spreadsheet-safe).")] = False,
 ) -> None:
-    """Print a player's tendencies against the field: each metric with n and its interval, biggest gaps flagged."""
+    """Print a player's tendencies against the field (everything the player took no part in): each metric
+    with its 95% interval and n, the field's value and the gap, leaks and strengths flagged.  Without
+    --player, one line per player.  Reads at 80 columns; --json and --csv carry every column."""
     from spadework.analysis import coach
 
+    if as_json and as_csv:
+        err.print("error: choose one of --json and --csv")
+        raise typer.Exit(EXIT_BAD_INPUT)
     try:
         con = coach.open_database(db)
     except FileNotFoundError as exc:
@@ -496,10 +503,20 @@ def stats(
         err.print(f"error: cannot open database {db}: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
     try:
-        if player is None:
+        if as_json:
+            import orjson
+
+            sys.stdout.write(orjson.dumps(coach.stats_json(con, player), option=orjson.OPT_INDENT_2).decode() + "\n")
+        elif as_csv:
+            from spadework.analysis.present import write_csv
+
+            write_csv(coach.stats_frame(con, player), sys.stdout)
+        elif player is None:
             out.print(coach.rich_overview(coach.overview(con)))
         else:
-            out.print(coach.rich_table(coach.player_table(con, player), player))
+            table = coach.player_table(con, player)
+            out.print(coach.stats_heading(con, player), markup=False)
+            out.print(coach.rich_table(table, player))
     except ValueError as exc:  # unknown player: the message lists the known ones
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
