@@ -480,13 +480,84 @@ def report(
 
 
 @app.command()
+def standings(
+    paths: Annotated[Optional[list[Path]], typer.Argument(help="Log files or folders (loaded and checked in memory); or --db.", show_default=False)] = None,
+    db: Annotated[Optional[Path], typer.Option("--db", help="A database filled by `spadework load` and `spadework check`.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print games, players and partnerships as JSON.")] = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print one table (--table) as CSV (spreadsheet-safe).")] = False,
+    table: Annotated[str, typer.Option("--table", help="With --csv: players, partnerships or games.")] = "players",
+    tiebreak: Annotated[Optional[str], typer.Option("--tiebreak", help="Order, comma-separated, from: wins, win_rate, head_to_head, point_diff, avg_margin, points_for, points_against, sets, bags, games.", show_default="wins,head_to_head,point_diff")] = None,
+    event: Annotated[Optional[str], typer.Option("--event", help="Only this event.")] = None,
+    overall: Annotated[bool, typer.Option("--overall", help="One ranking over every game instead of one per event.")] = False,
+    rules: RulesOpt = None,
+    fmt: FormatOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Every game's result and the players' and partnerships' standings, per event where the logs name
+    events: games, wins, win rate, points for and against, average margin, sets and bags, ordered by a
+    tie-break chain.  Scores and winners are the recomputed ones; a game whose log records another result
+    is marked.  Exit 0, or 2 when some input could not be read."""
+    from spadework.analysis import standings as st_mod
+
+    if (paths and db is not None) or (not paths and db is None):
+        err.print("error: give either log files or --db FILE")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    if as_json and as_csv:
+        err.print("error: choose one of --json and --csv")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    try:
+        chain = st_mod.parse_tiebreak(tiebreak)
+    except ValueError as exc:
+        err.print(f"error: --tiebreak: {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    if table not in ("players", "partnerships", "games"):
+        err.print(f"error: --table must be players, partnerships or games, not {table!r}")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    rejected = 0
+    if db is not None:
+        con = _open_db(db, read_only=True)
+    else:
+        rules_spec = _validate_rules(_parse_rules_option(rules))
+        engine = _engine_for_logs("auto", paths)
+        con = _open_db(None)
+        _limit_memory(con, None, engine)
+        summary = _load_and_check(con, paths, fmt, rules_spec, quiet or as_json or as_csv, engine)
+        rejected = summary.errors
+    result = st_mod.standings(con, chain, by_event=not overall, event=event)
+    if as_json:
+        import orjson
+
+        sys.stdout.write(orjson.dumps(result.to_json(), option=orjson.OPT_INDENT_2).decode() + "\n")
+    elif as_csv:
+        from spadework.analysis.present import write_csv
+
+        rows, columns = st_mod.csv_rows(result, table)
+        write_csv(rows, sys.stdout, columns)
+    else:
+        if result.games.is_empty():
+            out.print("No checked games" + (f" in event {event!r}" if event else "") + ".", markup=False)
+        for item in st_mod.rich_tables(result):
+            out.print(item)
+    if rejected:
+        err.print(f"{_n(rejected, 'record')} could not be read (validate lists them)")
+        raise typer.Exit(EXIT_BAD_INPUT)
+
+
+@app.command()
 def stats(
     db: Annotated[Path, typer.Option("--db", help="A checked database (default: the sample season).")] = Path("data/sample/season.duckdb"),
     player: Annotated[Optional[str], typer.Option("--player", help="One player's tendencies against the field; without it, every player.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the full tables (every n, interval and z) as JSON.")] = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print the full table as CSV (spreadsheet-safe).")] = False,
 ) -> None:
-    """Print a player's tendencies against the field: each metric with n and its interval, biggest gaps flagged."""
+    """Print a player's tendencies against the field (everything the player took no part in): each metric
+    with its 95% interval and n, the field's value and the gap, leaks and strengths flagged.  Without
+    --player, one line per player.  Reads at 80 columns; --json and --csv carry every column."""
     from spadework.analysis import coach
 
+    if as_json and as_csv:
+        err.print("error: choose one of --json and --csv")
+        raise typer.Exit(EXIT_BAD_INPUT)
     try:
         con = coach.open_database(db)
     except FileNotFoundError as exc:
@@ -496,10 +567,20 @@ def stats(
         err.print(f"error: cannot open database {db}: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
     try:
-        if player is None:
+        if as_json:
+            import orjson
+
+            sys.stdout.write(orjson.dumps(coach.stats_json(con, player), option=orjson.OPT_INDENT_2).decode() + "\n")
+        elif as_csv:
+            from spadework.analysis.present import write_csv
+
+            write_csv(coach.stats_frame(con, player), sys.stdout)
+        elif player is None:
             out.print(coach.rich_overview(coach.overview(con)))
         else:
-            out.print(coach.rich_table(coach.player_table(con, player), player))
+            table = coach.player_table(con, player)
+            out.print(coach.stats_heading(con, player), markup=False)
+            out.print(coach.rich_table(table, player))
             from spadework.analysis import decisions
 
             for section in decisions.rich_sections(con, player):

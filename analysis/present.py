@@ -101,3 +101,50 @@ def validation_json(con, summary) -> dict[str, Any]:
         "findings_by_code": dict(findings_by_code(con)),
         "games": [g | by_game.get(g["game_id"], {"findings": [], "hand_scores": []}) for g in games],
     }
+
+
+# --------------------------------------------------------------------------------------------
+# CSV for spreadsheets (``standings --csv``, ``stats --csv``)
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(value: Any) -> Any:
+    """A cell a spreadsheet will not run as a formula: text starting with ``= + - @``, a tab or a
+    carriage return that is not a number gets a leading ``'`` (OWASP's advice on CSV injection);
+    numbers, and text reading as a number such as ``-40``, stay as they are.
+
+    A local stand-in until the shared helper of branch ``trust`` lands (issue 12 names it).
+    """
+    if not isinstance(value, str) or not value.startswith(_FORMULA_START):
+        return value
+    try:
+        float(value)
+    except ValueError:
+        return "'" + value
+    return value
+
+
+def write_csv(rows, out, columns: list[str] | None = None) -> None:
+    """Write ``rows`` (a polars frame or dicts) as CSV to the text stream ``out``, every cell through
+    :func:`csv_safe`; ``columns`` picks and orders them (default: the frame's, or the first row's keys).
+    Lists and dicts are written as JSON text; ``None`` as an empty cell."""
+    import csv
+
+    import orjson
+
+    if hasattr(rows, "to_dicts"):
+        columns = columns or list(rows.columns)
+        rows = rows.to_dicts()
+    rows = list(rows)
+    columns = columns or (list(rows[0]) if rows else [])
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow([csv_safe(c) for c in columns])
+    for r in rows:
+        cells = []
+        for c in columns:
+            v = r.get(c)
+            if isinstance(v, (list, dict, tuple)):
+                v = orjson.dumps(v).decode()
+            cells.append("" if v is None else csv_safe(v))
+        w.writerow(cells)
