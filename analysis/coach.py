@@ -99,6 +99,8 @@ def _field_row(kind: str, scale: float, a: Mapping[str, Any], p: Mapping[str, An
     if kind == "count":
         return none | {"value": float(n)}
     if n <= 0:
+        if kind == "rate":  # as metrics.run reports a rate without opportunities: nothing known, (0, 1)
+            return none | {"n": 0, "k": 0, "low": 0.0, "high": 1.0}
         return none | {"n": max(n, 0)}
     if kind == "rate":
         k = int(a.get("k") or 0) - int(p.get("k") or 0)

@@ -121,7 +121,8 @@ def winners(
     with at least ``min_games`` games marked as the winners (at least one).
 
     Columns: ``rank, player, games, wins, win_rate, win_low, win_high`` (Wilson 95 %),
-    ``points_per_hand``, ``winner`` (bool).  Players below ``min_games`` are listed last, never winners.
+    ``points_per_hand``, ``winner`` (bool).  Players below ``min_games`` are listed last, never winners
+    (when nobody has ``min_games``, every player with a finished game is eligible).
     """
     with metrics.snapshot(con):
         wr = metrics.run(con, "win_rate", filters, by="player")
@@ -132,7 +133,11 @@ def winners(
         .join(pts.select("player", pl.col("value").alias("points_per_hand")), on="player", how="left")
         .filter(pl.col("player").is_not_null())
         .with_columns(eligible=pl.col("games") >= min_games)
-        .sort(["eligible", "win_rate", "points_per_hand", "player"], descending=[True, True, True, False],
+    )  # fmt: skip
+    if df.height and not df["eligible"].any():  # a small database: anyone with a finished game
+        df = df.with_columns(eligible=pl.col("games") >= 1)
+    df = (
+        df.sort(["eligible", "win_rate", "points_per_hand", "player"], descending=[True, True, True, False],
               nulls_last=True)
     )  # fmt: skip
     eligible = int(df["eligible"].sum()) if df.height else 0
@@ -230,8 +235,8 @@ def leaks(
     says which.  A negative leak is a strength.  ``significant``: ``leak_low > 0``.  Metrics with
     fewer than ``min_n`` opportunities for the player are left out.
 
-    Raises ``ValueError`` for an unknown player (listing the players) or when no other winning
-    player is left to compare with.
+    Empty (same columns) when there is no other winning player to compare with (no finished game).
+    Raises ``ValueError`` for an unknown player (listing the players).
     """
     known = metrics.players(con)
     if player not in known:
@@ -248,8 +253,8 @@ def leaks(
                 top = len(winning)
                 winning = [p for p in w.filter(pl.col("games") > 0)["player"].to_list() if p != player][:top]
         group = [p for p in winning if p != player]
-        if not group:
-            raise ValueError("no winning player to compare with (need at least one other player with finished games)")
+        if not group:  # no finished game, or nobody else: nothing to compare with
+            return pl.DataFrame(schema=_LEAK_SCHEMA | {"winners": pl.String})
         mine = metrics.run_all(con, {**base, "player": player}, by="all", names=names)
         theirs = metrics.run_all(con, {**base, "player": group}, by="all", names=names)
     p_rows = {r["metric"]: r for r in mine.iter_rows(named=True)}
@@ -476,7 +481,9 @@ def rich_costliest(df: pl.DataFrame, player: str | None = None):
 def rich_sections(con, player: str, filters: metrics.Filters | Mapping[str, Any] | None = None) -> list[Any]:
     """What ``spadework stats --player`` prints after the tendencies: the leak list against the winning
     players and, when ``card_costs`` has rows, the costliest cards.  Raises ``ValueError`` as :func:`leaks`."""
-    out: list[Any] = [rich_leaks(leaks(con, player, filters), player)]
+    found = leaks(con, player, filters)
+    out: list[Any] = [rich_leaks(found, player) if found.height else
+                      "No leaks against the winning players: no other player has a finished game to compare with."]
     if has_card_costs(con):
         out.append(rich_costliest(costliest_cards(con, player, filters=filters), player))
     return out

@@ -248,3 +248,16 @@ def test_card_annotations_and_charts(con):
     acc = decisions.player_metric_chart(metrics.run(con, "play_accuracy"), highlight="bo").to_dict()
     values = acc["layer"][0]["data"]["values"] if "data" in acc["layer"][0] else acc["data"]["values"]
     assert [v["player"] for v in values if v["chosen"]] == ["bo"] and len(values) == 4
+
+
+def test_winners_and_leaks_on_a_small_database(con):
+    # only G1 is finished (NS ana & cy won): nobody has 5 games, so every player with one is eligible
+    w = decisions.winners(con)
+    assert w.filter(pl.col("winner")).height == 1 and w["player"][0] in ("ana", "cy") and w["win_rate"][0] == 1.0
+    assert set(w.filter(pl.col("win_rate") == 0)["player"]) == {"bo", "di"}
+    bo = decisions.leaks(con, "bo", min_n=1)
+    assert bo.height > 0 and bo["winners"][0] == w["player"][0]
+    # the League event has no finished game: no one to compare with, an empty frame (not an error)
+    none = decisions.leaks(con, "bo", {"event": "League"}, min_n=1)
+    assert none.is_empty() and none.columns == list(decisions.LEAK_COLUMNS)
+    assert "no other player has a finished game" in decisions.rich_sections(con, "bo", {"event": "League"})[0]
