@@ -429,47 +429,62 @@ def player_metric_chart(df: pl.DataFrame, highlight: str | None = None, title: s
 # For the terminal
 
 
-def _fmt(kind: str, value: float | None, scale: float = 1.0) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    return f"{100 * value:.1f}%" if kind == "rate" else f"{value:.2f}"
-
-
 def rich_leaks(df: pl.DataFrame, player: str | None = None, limit: int = 10):
-    """A :class:`rich.table.Table` of :func:`leaks` (the first ``limit`` rows; names are plain text)."""
+    """A :class:`rich.table.Table` of :func:`leaks` (the first ``limit`` rows) that reads at 80 columns,
+    in the style of :func:`spadework.analysis.coach.rich_table`.  Names are plain text, never markup."""
+    from rich import box
     from rich.table import Table
     from rich.text import Text
+
+    from spadework.analysis.coach import short_value
 
     group = df["winners"][0] if df.height and "winners" in df.columns else ""
     title = Text("Leaks against the winning players") if player is None else (
         Text("Leaks of ") + Text(player) + Text(" against the winning players")
+    )  # fmt: skip
+    caption = Text(
+        "winners: " + group + ". Rates in per cent. leak = the gap to the winners in the worse direction "
+        "(either way where neither is better) x the player's opportunities n, counted in the unit shown; "
+        "red: its 95% interval is above 0."
     )
-    table = Table(title=title, caption=Text(f"winners: {group}; leak = gap x opportunities, 95% interval"))
-    for col, justify in (("Metric", "left"), ("Player", "right"), ("Winners", "right"), ("Leak", "right"), ("", "left")):
-        table.add_column(col, justify=justify)
+    table = Table(title=title, box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False,
+                  caption=caption, caption_justify="left")  # fmt: skip
+    table.add_column("Metric", overflow="fold", ratio=1)
+    table.add_column("Player", justify="right", no_wrap=True)
+    table.add_column("n", justify="right", no_wrap=True)
+    table.add_column("Winners", justify="right", no_wrap=True)
+    table.add_column("Leak", justify="right", no_wrap=True)
+    table.add_column("95%\ninterval", justify="right", no_wrap=True)
+    table.add_column("", overflow="fold")
     for r in df.head(limit).iter_rows(named=True):
-        leak = f"{r['leak']:+.1f} {r['leak_unit']} [{r['leak_low']:+.1f}, {r['leak_high']:+.1f}]"
-        mark = r["direction"] if r["better"] is None else ""
         style = "red" if r["significant"] and r["leak"] > 0 else ("green" if r["leak"] < 0 else "")
+        note = r["leak_unit"] + (f", {r['direction']}" if r["better"] is None and r["direction"] else "")
         table.add_row(
             Text(r["title"]),
-            Text(f"{_fmt(r['kind'], r['player_value'])} (n={r['player_n']})"),
-            Text(f"{_fmt(r['kind'], r['winners_value'])} (n={r['winners_n']})"),
-            Text(leak, style=style),
-            Text(mark),
+            Text(short_value(r["kind"], r["player_value"])),
+            Text(f"{r['player_n']:,}"),
+            Text(short_value(r["kind"], r["winners_value"])),
+            Text(f"{r['leak']:+.1f}".replace("-", "−"), style=style),
+            Text(f"{r['leak_low']:+.0f}–{r['leak_high']:+.0f}".replace("-", "−")),
+            Text(note),
         )
     return table
 
 
 def rich_costliest(df: pl.DataFrame, player: str | None = None):
-    """A :class:`rich.table.Table` of :func:`costliest_cards`."""
+    """A :class:`rich.table.Table` of :func:`costliest_cards` (80 columns; names are plain text)."""
+    from rich import box
     from rich.table import Table
     from rich.text import Text
 
     title = Text("Costliest cards") if player is None else Text("Costliest cards of ") + Text(player)
-    table = Table(title=title)
-    for col in ("Game", "Hand", "Trick", "Seat", "Card", "Cost", "Best"):
-        table.add_column(col, justify="right" if col in ("Hand", "Trick", "Cost") else "left")
+    table = Table(title=title, box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False,
+                  caption=Text("cost: tricks the side lost against double-dummy best play; best: the cards "
+                               "that lose none"), caption_justify="left")  # fmt: skip
+    table.add_column("Game", overflow="fold", ratio=1)
+    for col in ("Hand", "Trick", "Seat", "Card", "Cost"):
+        table.add_column(col, justify="right", no_wrap=True)
+    table.add_column("Best", overflow="fold")
     for r in df.iter_rows(named=True):
         table.add_row(
             Text(str(r["game_id"])), Text(str(r["hand"])), Text(str(r["trick"])), Text(str(r["seat"])),
