@@ -60,7 +60,7 @@ Units: tricks (0..13) for ``estimate``, ``expected_tricks``, ``bid_error``; prob
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -413,28 +413,75 @@ HAND_VALUE_COLUMNS: tuple[str, ...] = (
 """Columns of ``hand_values``, in order (TABLES.md's list first)."""
 
 
-def _seat_hands(con) -> pl.DataFrame:
+def _seat_hands(con) -> Iterator[pl.DataFrame]:
     """One row per seat of each hand with a deal: its cards, the hand's rules, the seat's first bid and
-    tricks taken (as the metrics count them: :mod:`spadework.analysis.metrics` ``sw_seat_hands``)."""
+    tricks taken (as the metrics count them: :mod:`spadework.analysis.metrics` ``sw_seat_hands``),
+    a batch of games at a time (memory does not grow with the season)."""
     from spadework.analysis import metrics
 
     metrics.prepare(con)
-    # the frozen per-player-hand copy when there is one (metrics.freeze), else the per-seat view
-    src = metrics.CACHE_TABLE if _exists(con, metrics.CACHE_TABLE) else "sw_seat_hands"
+    # the frozen per-player-hand copy when there is one (metrics.freeze), else a copy of the per-seat
+    # view computed in batches of games
+    src = metrics.CACHE_TABLE
+    if not _exists(con, src):
+        src = "sw_hv_seat_hands"
+        metrics.materialize(con, src, "sw_seat_hands")
+    try:
+        for first, last in metrics._game_batches(con, metrics.BATCH_HANDS):
+            yield _seat_hands_from(con, src, first, last)
+    finally:
+        if src == "sw_hv_seat_hands":
+            con.execute(f"DROP TABLE IF EXISTS temp.main.{src}")
+
+
+def _seat_hands_from(con, src: str, first: str, last: str) -> pl.DataFrame:
     return con.sql(
         f"""
         WITH d AS (
             SELECT game_id, hand, seat, list(card ORDER BY card_order) AS cards
-            FROM deals GROUP BY game_id, hand, seat
+            FROM deals WHERE game_id BETWEEN $first AND $last GROUP BY game_id, hand, seat
         )
         SELECT d.game_id, d.hand, d.seat, d.cards, h.rules,
                sh.player, sh.has_bid, sh.nil, sh.blind, sh.bid, sh.taken
         FROM d
         JOIN hands h ON h.game_id = d.game_id AND h.hand = d.hand
-        LEFT JOIN {src} sh ON sh.game_id = d.game_id AND sh.hand = d.hand AND sh.seat = d.seat
+        LEFT JOIN (SELECT * FROM {src} WHERE game_id BETWEEN $first AND $last) sh
+               ON sh.game_id = d.game_id AND sh.hand = d.hand AND sh.seat = d.seat
         ORDER BY d.game_id, d.hand, d.seat
-        """
+        """,
+        params={"first": first, "last": last},
     ).pl()
+
+
+def _count(raw: pl.DataFrame) -> pl.DataFrame:
+    """The count of every seat of a batch (:func:`hand_features`), the hands with an invalid deal left
+    out; adds :data:`TRICK_FEATURES`, :data:`NIL_FEATURES`, ``estimate`` and ``valid_hand``."""
+    parts: dict[str, list[Any]] = {f: [] for f in (*TRICK_FEATURES, *NIL_FEATURES, "known", "size")}
+    for cards, rules in raw.select("cards", "rules").iter_rows():
+        rs = ruleset_of(rules)
+        f = hand_features(cards, rs)
+        for name in (*TRICK_FEATURES, *NIL_FEATURES):
+            parts[name].append(getattr(f, name))
+        members = _view(rs).cards
+        parts["known"].append(sum(1 for c in cards if c in members))
+        parts["size"].append(len(rs.deck) // 4)
+    feats = pl.DataFrame(
+        parts,
+        schema={**{f: pl.Float64 for f in TRICK_FEATURES}, **{f: pl.Int32 for f in NIL_FEATURES},
+                "known": pl.Int32, "size": pl.Int32},
+    )  # fmt: skip
+    df = pl.concat([raw.drop("rules"), feats], how="horizontal")
+    # a hand is valued when its four seats hold len(deck) / 4 cards of the deck each and no card twice
+    key = ["game_id", "hand"]
+    ok = df.group_by(key).agg(
+        (
+            (pl.len() == 4)
+            & (pl.col("cards").list.len() == pl.col("size")).all()
+            & (pl.col("known") == pl.col("size")).all()
+            & (pl.col("cards").explode().n_unique() == pl.col("cards").list.len().sum())
+        ).alias("valid_hand")
+    )
+    return df.join(ok, on=key, how="left").drop("cards", "known", "size")
 
 
 @dataclass(frozen=True)
@@ -473,39 +520,20 @@ def compute(con, prior_hands: float = PRIOR_HANDS) -> Judgement:
     when its deal gives every seat ``len(deck) / 4`` distinct cards of the ruleset's deck and no card
     twice; other hands are skipped and counted.  Returns a :class:`Judgement`.
     """
-    raw = _seat_hands(con)
-    # the count of every seat, a slice at a time, into columns (a season's rows never become Python dicts)
-    parts: dict[str, list[Any]] = {f: [] for f in (*TRICK_FEATURES, *NIL_FEATURES, "known", "size")}
-    for chunk in raw.select("cards", "rules").iter_slices(20_000):
-        for cards, rules in chunk.iter_rows():
-            rs = ruleset_of(rules)
-            f = hand_features(cards, rs)
-            for name in (*TRICK_FEATURES, *NIL_FEATURES):
-                parts[name].append(getattr(f, name))
-            members = _view(rs).cards
-            parts["known"].append(sum(1 for c in cards if c in members))
-            parts["size"].append(len(rs.deck) // 4)
-    feats = pl.DataFrame(
-        {k: v for k, v in parts.items()},
-        schema={**{f: pl.Float64 for f in TRICK_FEATURES}, **{f: pl.Int32 for f in NIL_FEATURES},
-                "known": pl.Int32, "size": pl.Int32},
-    )  # fmt: skip
-    del parts
-    df = pl.concat([raw.drop("rules"), feats], how="horizontal")
-    # a hand is valued when its four seats hold len(deck) / 4 cards of the deck each and no card twice
-    key = ["game_id", "hand"]
-    ok = df.group_by(key).agg(
-        (
-            (pl.len() == 4)
-            & (pl.col("cards").list.len() == pl.col("size")).all()
-            & (pl.col("known") == pl.col("size")).all()
-            & (pl.col("cards").explode().n_unique() == pl.col("cards").list.len().sum())
-        ).alias("valid")
-    )
+    counted = [_count(raw) for raw in _seat_hands(con) if raw.height]
+    df = pl.concat(counted) if counted else None
+    if df is None:
+        empty = {"game_id": [], "hand": [], "seat": [], "cards": [], "rules": [], "player": [], "has_bid": [],
+                 "nil": [], "blind": [], "bid": [], "taken": []}  # fmt: skip
+        df = _count(pl.DataFrame(empty, schema={
+            "game_id": pl.String, "hand": pl.Int32, "seat": pl.String, "cards": pl.List(pl.String),
+            "rules": pl.String, "player": pl.String, "has_bid": pl.Boolean, "nil": pl.Boolean,
+            "blind": pl.Boolean, "bid": pl.Int32, "taken": pl.Int32}))  # fmt: skip
+    ok = df.select("game_id", "hand", "valid_hand").unique()
     hands = ok.height
-    skipped = int((~ok["valid"]).sum())
+    skipped = int((~ok["valid_hand"]).sum())
     df = (
-        df.join(ok.filter(pl.col("valid")).select(key), on=key, how="semi")
+        df.filter(pl.col("valid_hand"))
         .with_columns(
             bid=pl.when(pl.col("has_bid")).then(pl.col("bid")).cast(pl.Int32),
             nil=pl.when(pl.col("has_bid")).then(pl.col("nil")),
