@@ -60,7 +60,7 @@ Units: tricks (0..13) for ``estimate``, ``expected_tricks``, ``bid_error``; prob
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
