@@ -1,0 +1,734 @@
+"""Compiled double-dummy search over bit masks (numba kernels; RULES.md section 4).
+
+Layout
+    A hand is an ``int64`` mask with 16 bits per *playing* suit: bit ``16 * suit + rank``,
+    ``suit`` the encoding's suit id (spades 0, the trump suit), ``rank`` 0.. the card's order
+    within the suit it plays as (0 lowest).  Jokers and nyc's 2D are spades of high rank.
+    Clubs never use bit 63 (at most 13 clubs), so masks stay positive.  The mapping from card
+    ids (:mod:`spadework.parsers.encoding`) is built per deck by :mod:`.position`.
+
+Search
+    ``_ab`` answers a yes/no question: can NS take at least ``target`` of the tricks left
+    (the current trick included)?  It is alpha-beta on a null window, as DDS does, with:
+
+    * a transposition table of positions at the start of a trick, keyed on *relative* ranks
+      (for each suit, which seat holds the highest live card, the next, ...), the leader and
+      whether spades are broken; an entry keeps a lower and an upper bound on NS's tricks,
+      so every target asked of the same position reuses it, and the lead that cut off last;
+    * equivalent cards: of the cards a seat holds in sequence (no live card of another seat,
+      nor a card of the current trick, between them) only one is searched;
+    * quick tricks for the leader (top cards it can cash before an opponent can ruff) and
+      "later tricks" for both sides (a seat's spades above every opposing spade each win a
+      trick), as cut-offs before any move is tried;
+    * move ordering: the table's last best lead, cheapest winning card / lowest card, and a
+      history table of moves that cut off.
+
+    ``_nil`` answers the nil question: can the nil seat's side keep it from winning any trick?
+
+Every kernel takes the rule flags in ``flags``: ``flags[0]`` spades may be led any time (from
+trick 2), ``flags[1]`` the bit of the 2C when the 2C holder must lead it to trick 1 (else -1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+
+# Explicit signatures for the recursive kernels: one specialization each (literal arguments
+# would otherwise make several, and numba's cache of recursive specializations is unsafe).
+_I = types.int64
+_B = types.boolean
+_A1 = types.Array(types.int64, 1, "C")
+_A2 = types.Array(types.int64, 2, "C")
+_A2_8 = types.Array(types.int8, 2, "C")
+_SIG_AB = _B(_A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _I, _A1, _A2, _A2_8, _A2, _A2, _A2, _A1)
+_SIG_EXACT = _I(_A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _A1, _A2, _A2_8, _A2, _A2, _A2, _A1)
+_SIG_AFTER = _I(_A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _I, _A1, _A2, _A2_8, _A2, _A2, _A2, _A1)
+_SIG_SOLVE = types.UniTuple(_I, 2)(
+    _A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _B, _A1, _A2, _A2_8, _A2, _A2, _A2, _A1, _A1, _A1
+)
+_SIG_NIL = _B(_A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _I, _A1, _A2, _A2_8, _A2, _A2, _A1)
+_SIG_NIL_SAFE = _B(_A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _A1, _A2, _A2_8, _A2, _A2, _A1)
+
+SUIT_BITS = 16
+SPADES = 0
+
+# 16-bit helper tables: highest bit, lowest bit, bit count
+_HI16 = np.full(1 << 16, -1, dtype=np.int64)
+_POP16 = np.zeros(1 << 16, dtype=np.int64)
+for _v in range(1, 1 << 16):
+    _HI16[_v] = _v.bit_length() - 1
+    _POP16[_v] = _POP16[_v >> 1] + (_v & 1)
+HI16 = _HI16
+POP16 = _POP16
+del _v
+
+TT_BITS_DEFAULT = 20
+MAX_PLY = 64
+MAX_MOVES = 20
+
+# TT value columns
+LB, UB, TL, BEST = 0, 1, 2, 3
+
+
+def new_tables(tt_bits: int = TT_BITS_DEFAULT):
+    """Fresh search tables: ``(tt_keys, tt_vals, hist, mv, sc, stats)``.
+
+    ``tt_keys`` int64[2**bits, 3] (an all-zero key is "empty": no real key is zero because
+    every key holds the four suit lengths and a set marker bit); ``tt_vals`` int8[2**bits, 4]
+    (lower bound, upper bound, tricks left, best lead); ``hist`` int64[4, 64] history scores;
+    ``mv``/``sc`` move buffers per ply; ``stats`` int64[4] (nodes, tt hits, quick cut-offs).
+    """
+    n = 1 << tt_bits
+    return (
+        np.zeros((n, 3), dtype=np.int64),
+        np.zeros((n, 4), dtype=np.int8),
+        np.zeros((4, 64), dtype=np.int64),
+        np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
+        np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
+        np.zeros(4, dtype=np.int64),
+    )
+
+
+@njit(cache=True, inline="always")
+def _suit(m, s):
+    return (m >> (SUIT_BITS * s)) & 0xFFFF
+
+
+@njit(cache=True)
+def _popcount(m):
+    return POP16[m & 0xFFFF] + POP16[(m >> 16) & 0xFFFF] + POP16[(m >> 32) & 0xFFFF] + POP16[(m >> 48) & 0xFFFF]
+
+
+@njit(cache=True)
+def legal_mask(hand, k, led, broken, first, flags):
+    """The cards of ``hand`` that may be played: following (``k`` > 0) the suit ``led`` if held,
+    else anything; leading, RULES.md section 4 (trick 1: the 2C when the rule says so, no spade
+    unless only spades; later, no spade before spades are broken unless only spades)."""
+    if k > 0:
+        f = hand & (0xFFFF << (SUIT_BITS * led))
+        return f if f != 0 else hand
+    if first:
+        tc = flags[1]
+        if tc >= 0 and (hand >> tc) & 1:
+            return 1 << tc
+    elif broken or flags[0]:
+        return hand
+    ns = hand & ~0xFFFF
+    return ns if ns != 0 else hand
+
+
+@njit(cache=True)
+def _key(h, leader, broken):
+    """Relative-rank key of a trick-start position: three int64 words."""
+    h1, h2, h3 = h[1], h[2], h[3]
+    al = h[0] | h1 | h2 | h3
+    w0 = 0
+    w1 = 0
+    w2 = leader | (broken << 2) | (1 << 40)
+    for s in range(4):
+        live = _suit(al, s)
+        seq = 0
+        n = 0
+        base = SUIT_BITS * s
+        while live:
+            b = HI16[live]
+            bit = b + base
+            o = ((h1 >> bit) & 1) + (((h2 >> bit) & 1) << 1) + ((h3 >> bit) & 1) * 3
+            seq |= o << (2 * n)
+            n += 1
+            live ^= 1 << b
+        if s == 0:
+            w0 = seq
+        elif s == 1:
+            w0 |= seq << 32
+        elif s == 2:
+            w1 = seq
+        else:
+            w1 |= seq << 32
+        w2 |= n << (8 + 5 * s)
+    return w0, w1, w2
+
+
+@njit(cache=True)
+def _slot(tt_keys, w0, w1, w2):
+    """Index of the entry for a key (found or to fill), 4-way buckets; -1-free."""
+    hsh = (w0 * -7046029254386353131) ^ (w1 * -4658895280553007687) ^ (w2 * 7640891576956012809)
+    hsh ^= hsh >> 29
+    mask = tt_keys.shape[0] - 1
+    base = hsh & mask & ~3
+    for i in range(4):
+        j = base + i
+        if tt_keys[j, 0] == w0 and tt_keys[j, 1] == w1 and tt_keys[j, 2] == w2:
+            return j, True
+    # choose a victim: an empty slot, else one picked by the hash
+    for i in range(4):
+        j = base + i
+        if tt_keys[j, 2] == 0:
+            return j, False
+    return base + ((hsh >> 40) & 3), False
+
+
+@njit(cache=True)
+def _rel_to_card(h, best):
+    """A stored best lead (suit * 16 + place from the top among live cards) -> card bit, or -1."""
+    if best < 0:
+        return -1
+    s = best >> 4
+    place = best & 15
+    live = _suit(h[0] | h[1] | h[2] | h[3], s)
+    while live:
+        b = HI16[live]
+        if place == 0:
+            return b + SUIT_BITS * s
+        place -= 1
+        live ^= 1 << b
+    return -1
+
+
+@njit(cache=True)
+def _card_to_rel(h, c):
+    s = c >> 4
+    live = _suit(h[0] | h[1] | h[2] | h[3], s)
+    r = c & 15
+    above = live >> (r + 1)
+    return s * 16 + POP16[above & 0xFFFF]
+
+
+@njit(cache=True)
+def _quick_tricks(h, L, can_trump):
+    """Tricks the leader ``L`` can cash at once, keeping the lead: its cards above every other
+    live card of their suit (partner's too, so partner is never forced to overtake).  Spades
+    count when ``L`` may lead them.  In another suit they are limited by the length of each
+    opponent that holds a spade (it must follow that many times, then may ruff), and, when
+    partner keeps a spade after the spade leads, by partner's cards outside spades (partner
+    must never be left with only spades, which would ruff and take the lead)."""
+    P = (L + 2) & 3
+    o1 = (L + 1) & 3
+    o2 = (L + 3) & 3
+    HL = h[L]
+    HP = h[P]
+    H1 = h[o1]
+    H2 = h[o2]
+    sp1 = _suit(H1, 0)
+    sp2 = _suit(H2, 0)
+    spp = _suit(HP, 0)
+    kt = 0
+    if can_trump:
+        mine = _suit(HL, 0)
+        other = sp1 | sp2 | spp
+        if other == 0:
+            kt = POP16[mine]
+        else:
+            kt = POP16[(mine >> (HI16[other] + 1)) & 0xFFFF]
+    side = 0
+    for s in range(1, 4):
+        mine = _suit(HL, s)
+        if mine == 0:
+            continue
+        a = _suit(H1, s)
+        b = _suit(H2, s)
+        other = a | b | _suit(HP, s)
+        if other == 0:
+            m = POP16[mine]
+        else:
+            m = POP16[(mine >> (HI16[other] + 1)) & 0xFFFF]
+        if m == 0:
+            continue
+        if sp1 != 0:
+            la = POP16[a]
+            if la < m:
+                m = la
+        if sp2 != 0:
+            lb = POP16[b]
+            if lb < m:
+                m = lb
+        side += m
+    if spp != 0 and POP16[spp] > kt:
+        rest = _popcount(HP & ~0xFFFF)
+        if side > rest:
+            side = rest
+    return kt + side
+
+
+@njit(cache=True)
+def _sure_trumps(h, side):
+    """Tricks ``side`` (0 NS, 1 EW) wins for certain: the most spades one of its seats holds
+    above every opposing spade (each wins the trick it is played to)."""
+    a = side
+    b = side + 2
+    opp = _suit(h[(side + 1) & 3], 0) | _suit(h[(side + 3) & 3], 0)
+    ma = _suit(h[a], 0)
+    mb = _suit(h[b], 0)
+    if opp != 0:
+        t = HI16[opp] + 1
+        ma = (ma >> t) & 0xFFFF
+        mb = (mb >> t) & 0xFFFF
+    ca = POP16[ma]
+    cb = POP16[mb]
+    return ca if ca > cb else cb
+
+
+@njit(cache=True, inline="always")
+def _skip_group(live, mine, b, ls):
+    """``ls`` without the cards of ``mine`` equivalent to ``b`` below it (no live card of
+    another seat, nor a card of the current trick, between them)."""
+    below = live & ((1 << b) - 1)
+    while below:
+        x = HI16[below]
+        if not (mine >> x) & 1:
+            break
+        ls &= ~(1 << x)
+        below ^= 1 << x
+    return ls
+
+
+@njit(cache=True)
+def _gen(h, seat, L, tmask, mv, d, sc, k, wseat, wsuit, wrank, hist, hint):
+    """Fill ``mv[d]`` with one card per group of equivalent legal cards, ``sc[d]`` with an
+    ordering score, sorted best first.  Returns the number of moves."""
+    live_all = h[0] | h[1] | h[2] | h[3] | tmask
+    H = h[seat]
+    n = 0
+    side = seat & 1
+    partner_wins = k > 0 and (wseat & 1) == side
+    for s in range(4):
+        ls = _suit(L, s)
+        if ls == 0:
+            continue
+        base = SUIT_BITS * s
+        live = _suit(live_all, s)
+        mine = _suit(H, s)
+        others = live & ~mine
+        while ls:
+            b = HI16[ls]
+            ls ^= 1 << b
+            # b is the top of its group; skip the lower cards of the group
+            above_others = others >> (b + 1)
+            ls = _skip_group(live, mine, b, ls)
+            c = base + b
+            mv[d, n] = c
+            score = hist[seat, c]
+            if k == 0:
+                if c == hint:
+                    score += 1 << 40
+                # cash a top card (no opposing card above it) first
+                if above_others == 0:
+                    score += 1 << 20
+            else:
+                beats = (s == wsuit and b > wrank) or (s == 0 and wsuit != 0)
+                if partner_wins:
+                    score += (16 - b) << 24
+                    if beats:
+                        score -= 1 << 30
+                elif beats:
+                    # the cheapest winning card; ruffs after following cards
+                    score += (1 << 34) + ((16 - b) << 24)
+                    if s == 0 and wsuit != 0:
+                        score -= 1 << 28
+                else:
+                    score += (16 - b) << 24
+            sc[d, n] = score
+            n += 1
+    # insertion sort, best first
+    for i in range(1, n):
+        m = mv[d, i]
+        v = sc[d, i]
+        j = i - 1
+        while j >= 0 and sc[d, j] < v:
+            mv[d, j + 1] = mv[d, j]
+            sc[d, j + 1] = sc[d, j]
+            j -= 1
+        mv[d, j + 1] = m
+        sc[d, j + 1] = v
+    return n
+
+
+@njit(cache=True)
+def _last_trick_ns(h, leader):
+    """NS tricks (0 or 1) of the last trick, each seat holding one card."""
+    c = HI16_64(h[leader])
+    wsuit = c >> 4
+    wrank = c & 15
+    wseat = leader
+    for i in range(1, 4):
+        seat = (leader + i) & 3
+        x = HI16_64(h[seat])
+        s = x >> 4
+        r = x & 15
+        if (s == wsuit and r > wrank) or (s == 0 and wsuit != 0):
+            wsuit = s
+            wrank = r
+            wseat = seat
+    return 1 if (wseat & 1) == 0 else 0
+
+
+@njit(cache=True)
+def HI16_64(m):
+    """Highest set bit of a non-zero 64-bit mask."""
+    for s in range(3, -1, -1):
+        x = (m >> (SUIT_BITS * s)) & 0xFFFF
+        if x:
+            return HI16[x] + SUIT_BITS * s
+    return -1
+
+
+@njit(cache=True)
+def _last_trick_winner(h, leader):
+    c = HI16_64(h[leader])
+    wsuit = c >> 4
+    wrank = c & 15
+    wseat = leader
+    for i in range(1, 4):
+        seat = (leader + i) & 3
+        x = HI16_64(h[seat])
+        s = x >> 4
+        r = x & 15
+        if (s == wsuit and r > wrank) or (s == 0 and wsuit != 0):
+            wsuit = s
+            wrank = r
+            wseat = seat
+    return wseat
+
+
+@njit(_SIG_AB, cache=True)
+def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target, d, flags,
+        tt_keys, tt_vals, hist, mv, sc, stats):
+    """Can NS take at least ``target`` of the ``tl`` tricks left (the current one included)?
+
+    ``h`` int64[4] hands (changed and restored); ``leader`` of the current trick; ``k`` cards
+    played to it; ``led`` its suit; ``wseat``/``wsuit``/``wrank`` the card winning it so far;
+    ``tmask`` its cards; ``broken`` spades broken (a spade played before, this trick included:
+    only read at a lead, when it means an earlier trick); ``first`` this is trick 1.
+    """
+    stats[0] += 1
+    # typed zeros and False for the recursive calls (a literal argument would make numba
+    # type another specialization of this recursive function)
+    z = tl & 0
+    no = tl < 0
+    slot = -1
+    w0 = 0
+    w1 = 0
+    w2 = 0
+    hint = -1
+    if k == 0:
+        if target <= 0:
+            return True
+        if target > tl:
+            return False
+        if tl == 1:
+            return _last_trick_ns(h, leader) >= target
+        if not first:
+            bk = broken
+            if not bk and (_suit(h[0] | h[1] | h[2] | h[3], 0) == 0):
+                bk = True
+            if flags[0]:
+                bk = True
+            # later tricks: sure spades of each side
+            if _sure_trumps(h, 0) >= target:
+                stats[2] += 1
+                return True
+            if tl - _sure_trumps(h, 1) < target:
+                stats[2] += 1
+                return False
+            # quick tricks of the leader
+            H = h[leader]
+            can_trump = bk or (H & ~0xFFFF) == 0
+            qt = _quick_tricks(h, leader, can_trump)
+            if (leader & 1) == 0:
+                if qt >= target:
+                    stats[2] += 1
+                    return True
+            else:
+                if tl - qt < target:
+                    stats[2] += 1
+                    return False
+            w0, w1, w2 = _key(h, leader, 1 if bk else 0)
+            slot, found = _slot(tt_keys, w0, w1, w2)
+            if found:
+                stats[1] += 1
+                if tt_vals[slot, LB] >= target:
+                    return True
+                if tt_vals[slot, UB] < target:
+                    return False
+                hint = _rel_to_card(h, tt_vals[slot, BEST])
+            else:
+                tt_keys[slot, 0] = w0
+                tt_keys[slot, 1] = w1
+                tt_keys[slot, 2] = w2
+                tt_vals[slot, LB] = 0
+                tt_vals[slot, UB] = tl
+                tt_vals[slot, TL] = tl
+                tt_vals[slot, BEST] = -1
+    seat = (leader + k) & 3
+    maxi = (seat & 1) == 0
+    L = legal_mask(h[seat], k, led, broken, first, flags)
+    n = _gen(h, seat, L, tmask, mv, d, sc, k, wseat, wsuit, wrank, hist, hint)
+    result = not maxi
+    cut = -1
+    for i in range(n):
+        c = mv[d, i]
+        s = c >> 4
+        r = c & 15
+        bit = 1 << c
+        h[seat] ^= bit
+        nb = broken or s == 0
+        if k == 0:
+            res = _ab(h, leader, k + 1, s, seat, s, r, bit, nb, first, tl, target, d + 1, flags,
+                      tt_keys, tt_vals, hist, mv, sc, stats)
+        else:
+            nws = wseat
+            nwsu = wsuit
+            nwr = wrank
+            if (s == wsuit and r > wrank) or (s == 0 and wsuit != 0):
+                nws = seat
+                nwsu = s
+                nwr = r
+            if k == 3:
+                nsw = 1 if (nws & 1) == 0 else 0
+                res = _ab(h, nws, z, z, z, z, z, z, nb, no, tl - 1, target - nsw, d + 1, flags,
+                          tt_keys, tt_vals, hist, mv, sc, stats)
+            else:
+                res = _ab(h, leader, k + 1, led, nws, nwsu, nwr, tmask | bit, nb, first, tl, target, d + 1,
+                          flags, tt_keys, tt_vals, hist, mv, sc, stats)
+        h[seat] ^= bit
+        if res == maxi:
+            result = maxi
+            cut = c
+            hist[seat, c] += tl * tl
+            break
+    if slot >= 0:
+        # the slot may have been overwritten by a deeper position: write it whole again
+        if tt_keys[slot, 0] != w0 or tt_keys[slot, 1] != w1 or tt_keys[slot, 2] != w2:
+            tt_keys[slot, 0] = w0
+            tt_keys[slot, 1] = w1
+            tt_keys[slot, 2] = w2
+            tt_vals[slot, LB] = 0
+            tt_vals[slot, UB] = tl
+            tt_vals[slot, TL] = tl
+        if result:
+            if tt_vals[slot, LB] < target:
+                tt_vals[slot, LB] = target
+        else:
+            if tt_vals[slot, UB] > target - 1:
+                tt_vals[slot, UB] = target - 1
+        if cut >= 0:
+            tt_vals[slot, BEST] = _card_to_rel(h, cut)
+    return result
+
+
+@njit(_SIG_EXACT, cache=True)
+def _exact(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, guess, flags,
+           tt_keys, tt_vals, hist, mv, sc, stats):
+    """NS's tricks of the ``tl`` left (current trick included) with best play: a run of
+    null-window searches from ``guess`` up or down."""
+    lo = 0
+    hi = tl
+    t = guess
+    if t < 1:
+        t = 1
+    if t > tl:
+        t = tl
+    while lo < hi:
+        if t <= lo:
+            t = lo + 1
+        if t > hi:
+            t = hi
+        if _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, t, tl & 0, flags,
+               tt_keys, tt_vals, hist, mv, sc, stats):
+            lo = t
+            t = t + 1
+        else:
+            hi = t - 1
+            t = t - 1
+    return lo
+
+
+@njit(_SIG_AFTER, cache=True)
+def _after_card(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, c, guess, flags,
+                tt_keys, tt_vals, hist, mv, sc, stats):
+    """NS's tricks of the ``tl`` left when the seat to play plays card bit ``c`` now and all
+    play best after it."""
+    seat = (leader + k) & 3
+    s = c >> 4
+    r = c & 15
+    bit = 1 << c
+    h[seat] ^= bit
+    nb = broken or s == 0
+    if k == 0:
+        v = _exact(h, leader, k + 1, s, seat, s, r, bit, nb, first, tl, guess, flags, tt_keys, tt_vals, hist, mv, sc, stats)
+    else:
+        nws = wseat
+        nwsu = wsuit
+        nwr = wrank
+        if (s == wsuit and r > wrank) or (s == 0 and wsuit != 0):
+            nws = seat
+            nwsu = s
+            nwr = r
+        if k == 3:
+            nsw = 1 if (nws & 1) == 0 else 0
+            if tl == 1:
+                v = nsw
+            else:
+                z = tl & 0
+                v = nsw + _exact(h, nws, z, z, z, z, z, z, nb, tl < 0, tl - 1, guess - nsw, flags,
+                                 tt_keys, tt_vals, hist, mv, sc, stats)
+        else:
+            v = _exact(h, leader, k + 1, led, nws, nwsu, nwr, tmask | bit, nb, first, tl, guess, flags,
+                       tt_keys, tt_vals, hist, mv, sc, stats)
+    h[seat] ^= bit
+    return v
+
+
+@njit(_SIG_SOLVE, cache=True)
+def solve_position(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, want_cards, flags,
+                   tt_keys, tt_vals, hist, mv, sc, stats, out_cards, out_vals):
+    """Solve a position: returns NS's tricks (current trick included) and, when ``want_cards``,
+    fills ``out_cards``/``out_vals`` with one card bit per group of equivalent legal cards of
+    the seat to play and NS's tricks after it (count returned second)."""
+    guess = (tl + 1) // 2
+    ns = _exact(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, guess, flags,
+                tt_keys, tt_vals, hist, mv, sc, stats)
+    if not want_cards:
+        return ns, 0
+    seat = (leader + k) & 3
+    L = legal_mask(h[seat], k, led, broken, first, flags)
+    n = _gen(h, seat, L, tmask, mv, MAX_PLY - 1, sc, k, wseat, wsuit, wrank, hist, -1)
+    cards = mv[MAX_PLY - 1, :n].copy()
+    for i in range(n):
+        out_cards[i] = cards[i]
+        out_vals[i] = _after_card(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, cards[i], ns,
+                                  flags, tt_keys, tt_vals, hist, mv, sc, stats)
+    return ns, n
+
+
+# --- nil -----------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _gen_nil(h, seat, nil, L, tmask, mv, d, sc, k, wseat, wsuit, wrank):
+    live_all = h[0] | h[1] | h[2] | h[3] | tmask
+    H = h[seat]
+    n = 0
+    for s in range(4):
+        ls = _suit(L, s)
+        if ls == 0:
+            continue
+        base = SUIT_BITS * s
+        live = _suit(live_all, s)
+        mine = _suit(H, s)
+        others = live & ~mine
+        while ls:
+            b = HI16[ls]
+            ls ^= 1 << b
+            ls = _skip_group(live, mine, b, ls)
+            c = base + b
+            mv[d, n] = c
+            beats = k == 0 or (s == wsuit and b > wrank) or (s == 0 and wsuit != 0)
+            if seat == nil:
+                if k == 0:
+                    score = 16 - b
+                elif not beats:
+                    score = 100 + b
+                else:
+                    score = 16 - b
+            elif (seat & 1) == (nil & 1):
+                score = b + (50 if beats else 0)
+            else:
+                score = 16 - b
+            sc[d, n] = score
+            n += 1
+    for i in range(1, n):
+        m = mv[d, i]
+        v = sc[d, i]
+        j = i - 1
+        while j >= 0 and sc[d, j] < v:
+            mv[d, j + 1] = mv[d, j]
+            sc[d, j + 1] = sc[d, j]
+            j -= 1
+        mv[d, j + 1] = m
+        sc[d, j + 1] = v
+    return n
+
+
+@njit(_SIG_NIL, cache=True)
+def _nil(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, d, nil, flags,
+         tt_keys, tt_vals, mv, sc, stats):
+    """Can the side of seat ``nil`` keep it from winning any of the ``tl`` tricks left (the
+    current one included), whatever the opponents do?"""
+    stats[0] += 1
+    z = tl & 0
+    no = tl < 0
+    slot = -1
+    w0 = 0
+    w1 = 0
+    w2 = 0
+    if k == 0:
+        if tl == 0:
+            return True
+        if tl == 1:
+            return _last_trick_winner(h, leader) != nil
+        if not first:
+            bk = broken
+            if not bk and (_suit(h[0] | h[1] | h[2] | h[3], 0) == 0):
+                bk = True
+            if flags[0]:
+                bk = True
+            w0, w1, w2 = _key(h, leader, 1 if bk else 0)
+            w2 |= (1 << 41) | (nil << 42)
+            slot, found = _slot(tt_keys, w0, w1, w2)
+            if found:
+                stats[1] += 1
+                return tt_vals[slot, LB] == 1
+    seat = (leader + k) & 3
+    mine = (seat & 1) == (nil & 1)
+    L = legal_mask(h[seat], k, led, broken, first, flags)
+    n = _gen_nil(h, seat, nil, L, tmask, mv, d, sc, k, wseat, wsuit, wrank)
+    result = not mine
+    for i in range(n):
+        c = mv[d, i]
+        s = c >> 4
+        r = c & 15
+        bit = 1 << c
+        h[seat] ^= bit
+        nb = broken or s == 0
+        if k == 0:
+            res = _nil(h, leader, k + 1, s, seat, s, r, bit, nb, first, tl, d + 1, nil, flags, tt_keys, tt_vals, mv, sc, stats)
+        else:
+            nws = wseat
+            nwsu = wsuit
+            nwr = wrank
+            if (s == wsuit and r > wrank) or (s == 0 and wsuit != 0):
+                nws = seat
+                nwsu = s
+                nwr = r
+            if k == 3:
+                if nws == nil:
+                    res = False
+                else:
+                    res = _nil(h, nws, z, z, z, z, z, z, nb, no, tl - 1, d + 1, nil, flags,
+                               tt_keys, tt_vals, mv, sc, stats)
+            else:
+                res = _nil(h, leader, k + 1, led, nws, nwsu, nwr, tmask | bit, nb, first, tl, d + 1, nil, flags,
+                           tt_keys, tt_vals, mv, sc, stats)
+        h[seat] ^= bit
+        if res == mine:
+            result = mine
+            break
+    if slot >= 0:
+        tt_keys[slot, 0] = w0
+        tt_keys[slot, 1] = w1
+        tt_keys[slot, 2] = w2
+        tt_vals[slot, LB] = 1 if result else 0
+        tt_vals[slot, UB] = 1 if result else 0
+        tt_vals[slot, TL] = tl
+        tt_vals[slot, BEST] = -1
+    return result
+
+
+@njit(_SIG_NIL_SAFE, cache=True)
+def nil_safe(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, nil, flags,
+             tt_keys, tt_vals, mv, sc, stats):
+    """Entry point of the nil search (see ``_nil``)."""
+    return _nil(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, tl & 0, nil, flags,
+                tt_keys, tt_vals, mv, sc, stats)
