@@ -284,14 +284,40 @@ def _skip_group(live, mine, b, ls):
 
 
 @njit(cache=True)
-def _gen(h, seat, L, tmask, mv, d, sc, k, wseat, wsuit, wrank, hist, hint):
+def _beaten_by(h, o, wsuit, wrank, led):
+    """Can seat ``o``, still to play, beat the card (``wsuit``, ``wrank``) winning the trick?"""
+    oled = _suit(h[o], led)
+    if oled != 0:
+        return wsuit == led and HI16[oled] > wrank
+    osp = _suit(h[o], 0)
+    if osp == 0:
+        return False
+    if wsuit == 0:
+        return HI16[osp] > wrank
+    return True
+
+
+@njit(cache=True)
+def _gen(h, seat, L, tmask, mv, d, sc, k, led, wseat, wsuit, wrank, hist, hint):
     """Fill ``mv[d]`` with one card per group of equivalent legal cards, ``sc[d]`` with an
-    ordering score, sorted best first.  Returns the number of moves."""
+    ordering score, sorted best first.  Returns the number of moves.
+
+    Ordering (highest score first): the table's last best lead; leads that cash a top card,
+    reach partner's top card, give partner a ruff or draw trumps while holding the top one,
+    then low leads; following, a card that wins the trick and cannot be beaten by the
+    opponent still to play (cheapest first), then low cards; history breaks ties."""
     live_all = h[0] | h[1] | h[2] | h[3] | tmask
     H = h[seat]
     n = 0
     side = seat & 1
+    P = (seat + 2) & 3
+    nxt = (seat + 1) & 3
+    rho = (seat + 3) & 3
     partner_wins = k > 0 and (wseat & 1) == side
+    # is partner's winning card safe from the opponent still to play?
+    partner_safe = True
+    if partner_wins and k < 3:
+        partner_safe = not _beaten_by(h, nxt, wsuit, wrank, led)
     for s in range(4):
         ls = _suit(L, s)
         if ls == 0:
@@ -300,34 +326,51 @@ def _gen(h, seat, L, tmask, mv, d, sc, k, wseat, wsuit, wrank, hist, hint):
         live = _suit(live_all, s)
         mine = _suit(H, s)
         others = live & ~mine
+        hp = _suit(h[P], s)
+        opp = _suit(h[nxt], s) | _suit(h[rho], s)
         while ls:
             b = HI16[ls]
             ls ^= 1 << b
             # b is the top of its group; skip the lower cards of the group
-            above_others = others >> (b + 1)
             ls = _skip_group(live, mine, b, ls)
             c = base + b
             mv[d, n] = c
             score = hist[seat, c]
+            low = (16 - b) << 34
             if k == 0:
                 if c == hint:
-                    score += 1 << 40
-                # cash a top card (no opposing card above it) first
-                if above_others == 0:
-                    score += 1 << 20
+                    score += 1 << 50
+                top = (others >> (b + 1)) == 0
+                ruffable = s != 0 and (
+                    (_suit(h[nxt], s) == 0 and _suit(h[nxt], 0) != 0) or (_suit(h[rho], s) == 0 and _suit(h[rho], 0) != 0)
+                )
+                if top and not ruffable:
+                    score += (6 << 40) + (b << 34)
+                elif hp != 0 and opp != 0 and HI16[hp] > HI16[opp] and not ruffable:
+                    score += (5 << 40) + low
+                elif s != 0 and hp == 0 and _suit(h[P], 0) != 0 and opp != 0:
+                    score += (4 << 40) + low
+                elif s == 0 and (HI16[hp | mine] > HI16[opp] if opp != 0 else True):
+                    score += (3 << 40) + low
+                elif ruffable:
+                    score += low
+                else:
+                    score += (2 << 40) + low
             else:
                 beats = (s == wsuit and b > wrank) or (s == 0 and wsuit != 0)
-                if partner_wins:
-                    score += (16 - b) << 24
+                safe = beats and (k == 3 or not _beaten_by(h, nxt, s if beats else wsuit, b, led))
+                if partner_wins and partner_safe:
+                    score += low
                     if beats:
-                        score -= 1 << 30
+                        score -= 1 << 33
+                elif safe:
+                    score += (6 << 40) + low
+                elif beats and k == 2:
+                    score += (4 << 40) + low
                 elif beats:
-                    # the cheapest winning card; ruffs after following cards
-                    score += (1 << 34) + ((16 - b) << 24)
-                    if s == 0 and wsuit != 0:
-                        score -= 1 << 28
+                    score += (2 << 40) + low
                 else:
-                    score += (16 - b) << 24
+                    score += (3 << 40) + low
             sc[d, n] = score
             n += 1
     # insertion sort, best first
@@ -463,7 +506,7 @@ def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target
     seat = (leader + k) & 3
     maxi = (seat & 1) == 0
     L = legal_mask(h[seat], k, led, broken, first, flags)
-    n = _gen(h, seat, L, tmask, mv, d, sc, k, wseat, wsuit, wrank, hist, hint)
+    n = _gen(h, seat, L, tmask, mv, d, sc, k, led, wseat, wsuit, wrank, hist, hint)
     result = not maxi
     cut = -1
     for i in range(n):
@@ -530,6 +573,8 @@ def _exact(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, gue
     if t > tl:
         t = tl
     while lo < hi:
+        if guess < 0:
+            t = (lo + hi + 1) // 2
         if t <= lo:
             t = lo + 1
         if t > hi:
@@ -586,14 +631,14 @@ def solve_position(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first,
     """Solve a position: returns NS's tricks (current trick included) and, when ``want_cards``,
     fills ``out_cards``/``out_vals`` with one card bit per group of equivalent legal cards of
     the seat to play and NS's tricks after it (count returned second)."""
-    guess = (tl + 1) // 2
+    guess = (tl & 0) - 1  # bisect at the root
     ns = _exact(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, guess, flags,
                 tt_keys, tt_vals, hist, mv, sc, stats)
     if not want_cards:
         return ns, 0
     seat = (leader + k) & 3
     L = legal_mask(h[seat], k, led, broken, first, flags)
-    n = _gen(h, seat, L, tmask, mv, MAX_PLY - 1, sc, k, wseat, wsuit, wrank, hist, -1)
+    n = _gen(h, seat, L, tmask, mv, MAX_PLY - 1, sc, k, led, wseat, wsuit, wrank, hist, -1)
     cards = mv[MAX_PLY - 1, :n].copy()
     for i in range(n):
         out_cards[i] = cards[i]
@@ -732,3 +777,81 @@ def nil_safe(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, n
     """Entry point of the nil search (see ``_nil``)."""
     return _nil(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, tl & 0, nil, flags,
                 tt_keys, tt_vals, mv, sc, stats)
+
+
+_SIG_CHILD = _B(_A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _I, _A1, _A2, _A2_8, _A2, _A2, _A2, _A1)
+
+
+@njit(_SIG_CHILD, cache=True)
+def _child_reaches(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, c, target, flags,
+                   tt_keys, tt_vals, hist, mv, sc, stats):
+    """After the seat to play plays card bit ``c``, can NS still take ``target`` of the ``tl``
+    tricks left (the current one included)?"""
+    seat = (leader + k) & 3
+    s = c >> 4
+    r = c & 15
+    bit = 1 << c
+    h[seat] ^= bit
+    nb = broken or s == 0
+    z = tl & 0
+    if k == 0:
+        res = _ab(h, leader, k + 1, s, seat, s, r, bit, nb, first, tl, target, z, flags,
+                  tt_keys, tt_vals, hist, mv, sc, stats)
+    else:
+        nws = wseat
+        nwsu = wsuit
+        nwr = wrank
+        if (s == wsuit and r > wrank) or (s == 0 and wsuit != 0):
+            nws = seat
+            nwsu = s
+            nwr = r
+        if k == 3:
+            nsw = 1 if (nws & 1) == 0 else 0
+            if tl == 1:
+                res = nsw >= target
+            else:
+                res = _ab(h, nws, z, z, z, z, z, z, nb, tl < 0, tl - 1, target - nsw, z, flags,
+                          tt_keys, tt_vals, hist, mv, sc, stats)
+        else:
+            res = _ab(h, leader, k + 1, led, nws, nwsu, nwr, tmask | bit, nb, first, tl, target, z, flags,
+                      tt_keys, tt_vals, hist, mv, sc, stats)
+    h[seat] ^= bit
+    return res
+
+
+_SIG_JUDGE = types.UniTuple(_I, 3)(
+    _A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _I, _A1, _A2, _A2_8, _A2, _A2, _A2, _A1, _A1, _A1
+)
+
+
+@njit(_SIG_JUDGE, cache=True)
+def judge_position(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, played, known, flags,
+                   tt_keys, tt_vals, hist, mv, sc, stats, out_cards, out_best):
+    """Judge the card ``played`` (a bit) in a position: returns ``(ns, ns_after, n)`` where
+    ``ns`` is NS's tricks with best play (``known`` when it is already known, else -1),
+    ``ns_after`` NS's tricks after ``played`` with best play after it, and ``out_cards[:n]`` /
+    ``out_best[:n]`` one card per group of equivalent legal cards and 1 where that card keeps
+    ``ns`` for the side to play (one null-window search each)."""
+    if known >= 0:
+        ns = known
+    else:
+        ns = _exact(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, (tl & 0) - 1, flags,
+                    tt_keys, tt_vals, hist, mv, sc, stats)
+    after = _after_card(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, played, ns, flags,
+                        tt_keys, tt_vals, hist, mv, sc, stats)
+    seat = (leader + k) & 3
+    maxi = (seat & 1) == 0
+    L = legal_mask(h[seat], k, led, broken, first, flags)
+    n = _gen(h, seat, L, tmask, mv, MAX_PLY - 1, sc, k, led, wseat, wsuit, wrank, hist, -1)
+    cards = mv[MAX_PLY - 1, :n].copy()
+    for i in range(n):
+        c = cards[i]
+        out_cards[i] = c
+        if maxi:
+            ok = _child_reaches(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, c, ns, flags,
+                                tt_keys, tt_vals, hist, mv, sc, stats)
+        else:
+            ok = not _child_reaches(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, c, ns + 1, flags,
+                                    tt_keys, tt_vals, hist, mv, sc, stats)
+        out_best[i] = 1 if ok else 0
+    return ns, after, n
