@@ -72,21 +72,23 @@ LB, UB, TL, BEST = 0, 1, 2, 3
 
 
 def new_tables(tt_bits: int = TT_BITS_DEFAULT):
-    """Fresh search tables: ``(tt_keys, tt_vals, hist, mv, sc, stats)``.
+    """Fresh search tables: ``(pt, spare, hist, mv, sc, stats)``.
 
-    ``tt_keys`` int64[2**bits, 3] (an all-zero key is "empty": no real key is zero because
-    every key holds the four suit lengths and a set marker bit); ``tt_vals`` int8[2**bits, 4]
-    (lower bound, upper bound, tricks left, best lead); ``hist`` int64[4, 64] history scores;
-    ``mv``/``sc`` move buffers per ply; ``stats`` int64[4] (nodes, tt hits, quick cut-offs).
+    ``pt`` int64[2**bits, 6]: the partition table (buckets of 8 entries: suit lengths, meta
+    = leader | broken << 2 | 8 | lb << 8 | ub << 16 | tricks left << 24 | best lead + 1 << 32,
+    two masks over the relative-rank key and the masked key; an all-zero meta is empty);
+    ``spare`` int8[2**bits, 4] (unused by the trick search); ``hist`` int64[4, 64] history
+    scores; ``mv``/``sc`` move buffers per ply; ``stats``: nodes, table hits, quick cut-offs,
+    trick starts, then from ``REL`` the relevant cards of each depth's last answer.
     """
     n = 1 << tt_bits
     return (
-        np.zeros((n, 3), dtype=np.int64),
-        np.zeros((n, 4), dtype=np.int8),
+        np.zeros((n, 6), dtype=np.int64),
+        np.zeros((1, 4), dtype=np.int8),
         np.zeros((4, 64), dtype=np.int64),
         np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
         np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
-        np.zeros(4, dtype=np.int64),
+        np.zeros(REL + MAX_PLY + 2, dtype=np.int64),
     )
 
 
@@ -434,33 +436,235 @@ def _last_trick_winner(h, leader):
     return wseat
 
 
+@njit(cache=True)
+def _lenkey(h):
+    """The suit lengths of every hand, 4 bits each (suit-major): the partition table's key."""
+    x = 0
+    for s in range(4):
+        for p in range(4):
+            x |= POP16[_suit(h[p], s)] << (16 * s + 4 * p)
+    return x
+
+
+@njit(cache=True)
+def _prefix_masks(h, rel):
+    """Masks over the relative-rank key words that keep, in each suit, the owners of the live
+    cards down to the lowest relevant card of ``rel``: ``(m0, m1)``."""
+    al = h[0] | h[1] | h[2] | h[3]
+    m0 = 0
+    m1 = 0
+    for s in range(4):
+        live = _suit(al, s)
+        n = POP16[live]
+        r = MIN_PREFIX if n > MIN_PREFIX else n
+        rb = _suit(rel, s) & live
+        if rb != 0:
+            low = HI16[rb & -rb]
+            rr = POP16[live >> low]
+            if rr > r:
+                r = rr
+        m = (1 << (2 * r)) - 1
+        if s == 0:
+            m0 |= m
+        elif s == 1:
+            m0 |= m << 32
+        elif s == 2:
+            m1 |= m
+        else:
+            m1 |= m << 32
+    return m0, m1
+
+
+@njit(cache=True)
+def _masks_rel(h, m0, m1):
+    """The live cards (absolute bits) a stored entry's masks cover: the top cards of each suit."""
+    al = h[0] | h[1] | h[2] | h[3]
+    rel = 0
+    for s in range(4):
+        if s == 0:
+            m = m0 & 0xFFFFFFFF
+        elif s == 1:
+            m = (m0 >> 32) & 0xFFFFFFFF
+        elif s == 2:
+            m = m1 & 0xFFFFFFFF
+        else:
+            m = (m1 >> 32) & 0xFFFFFFFF
+        if m == 0:
+            continue
+        r = 0
+        while m:
+            r += 1
+            m >>= 2
+        live = _suit(al, s)
+        while r > 0 and live:
+            b = HI16[live]
+            rel |= 1 << (b + SUIT_BITS * s)
+            live ^= 1 << b
+            r -= 1
+    return rel
+
+
+# partition table: int64[n, 6] in buckets of 8; columns
+PT_LEN, PT_META, PT_M0, PT_M1, PT_V0, PT_V1 = 0, 1, 2, 3, 4, 5
+PT_WAYS = 8
+MIN_PREFIX = 0
+"""Every stored entry keeps at least the owners of the top ``MIN_PREFIX`` cards of each suit, so
+the bucket hash can include them (entries of one length pattern spread over many buckets)."""
+REL = 8
+"""``stats[REL + d]``: the relevant cards (absolute bits) of the last answer at depth ``d``."""
+
+
+@njit(cache=True)
+def _min_masks(h):
+    """Masks of the top ``MIN_PREFIX`` cards of each suit over the relative-rank key."""
+    return _prefix_masks(h, 0)
+
+
+@njit(cache=True)
+def _pt_bucket(pt, lenkey, kmeta, t0, t1):
+    hsh = (lenkey * -7046029254386353131) ^ (kmeta * 7640891576956012809) ^ (t0 * -4658895280553007687) ^ (t1 * 6364136223846793005)
+    hsh ^= hsh >> 31
+    nb = pt.shape[0] // PT_WAYS
+    return (hsh & (nb - 1)) * PT_WAYS
+
+
+@njit(cache=True)
+def _pt_store(pt, base, lenkey, kmeta, m0, m1, w0, w1, tl, ok, target, best):
+    v0 = w0 & m0
+    v1 = w1 & m1
+    victim = -1
+    vtl = 1 << 20
+    for i in range(PT_WAYS):
+        j = base + i
+        meta = pt[j, PT_META]
+        if meta == 0:
+            if victim < 0 or vtl >= 0:
+                victim = j
+                vtl = -1
+            continue
+        if (pt[j, PT_LEN] == lenkey and (meta & 0xFF) == kmeta and pt[j, PT_M0] == m0 and pt[j, PT_M1] == m1
+                and pt[j, PT_V0] == v0 and pt[j, PT_V1] == v1):
+            lb = (meta >> 8) & 0xFF
+            ub = (meta >> 16) & 0xFF
+            if ok:
+                if target > lb:
+                    lb = target
+            else:
+                if target - 1 < ub:
+                    ub = target - 1
+            meta = (meta & 0xFF) | (lb << 8) | (ub << 16) | (tl << 24) | (best << 32)
+            pt[j, PT_META] = meta
+            return
+        etl = (meta >> 24) & 0xFF
+        if etl < vtl:
+            victim = j
+            vtl = etl
+    lb = 0
+    ub = tl
+    if ok:
+        lb = target
+    else:
+        ub = target - 1
+    pt[victim, PT_LEN] = lenkey
+    pt[victim, PT_META] = kmeta | (lb << 8) | (ub << 16) | (tl << 24) | (best << 32)
+    pt[victim, PT_M0] = m0
+    pt[victim, PT_M1] = m1
+    pt[victim, PT_V0] = v0
+    pt[victim, PT_V1] = v1
+
+
+@njit(cache=True)
+def _last_trick_rel(h, leader):
+    """``(ns, rel)`` of the last trick: NS's trick (0 or 1) and the winning card when it won by
+    rank (another card of its suit in the trick)."""
+    c = HI16_64(h[leader])
+    wsuit = c >> 4
+    wrank = c & 15
+    wseat = leader
+    allc = h[0] | h[1] | h[2] | h[3]
+    for i in range(1, 4):
+        seat = (leader + i) & 3
+        x = HI16_64(h[seat])
+        s = x >> 4
+        r = x & 15
+        if (s == wsuit and r > wrank) or (s == 0 and wsuit != 0):
+            wsuit = s
+            wrank = r
+            wseat = seat
+    rel = 0
+    if _suit(allc, wsuit) & ~(1 << wrank):
+        rel = 1 << (SUIT_BITS * wsuit + wrank)
+    return (1 if (wseat & 1) == 0 else 0), rel
+
+
+@njit(cache=True)
+def _top_above(h, s, lim_mask):
+    """All live cards of suit ``s`` above the highest card of ``lim_mask`` (a 16-bit suit mask;
+    all live cards when it is empty), as absolute bits."""
+    live = _suit(h[0] | h[1] | h[2] | h[3], s)
+    if lim_mask != 0:
+        live = (live >> (HI16[lim_mask] + 1)) << (HI16[lim_mask] + 1)
+    return live << (SUIT_BITS * s)
+
+
+@njit(cache=True)
+def _qt_rel(h, L, can_trump):
+    """The cards a quick-trick count of ``L`` rests on: in each suit, the live cards above every
+    card of the other three seats."""
+    rel = 0
+    for s in range(4):
+        if s == 0 and not can_trump:
+            continue
+        other = 0
+        for p in range(4):
+            if p != L:
+                other |= _suit(h[p], s)
+        mine = _suit(h[L], s)
+        if mine == 0:
+            continue
+        rel |= _top_above(h, s, other)
+    return rel
+
+
 @njit(_SIG_AB, cache=True)
 def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target, d, flags,
-        tt_keys, tt_vals, hist, mv, sc, stats):
+        pt, unused, hist, mv, sc, stats):
     """Can NS take at least ``target`` of the ``tl`` tricks left (the current one included)?
 
     ``h`` int64[4] hands (changed and restored); ``leader`` of the current trick; ``k`` cards
     played to it; ``led`` its suit; ``wseat``/``wsuit``/``wrank`` the card winning it so far;
     ``tmask`` its cards; ``broken`` spades broken (a spade played before, this trick included:
     only read at a lead, when it means an earlier trick); ``first`` this is trick 1.
+
+    Partition search (Ginsberg; DDS's "winning ranks"): each answer comes with the cards whose
+    ranks it rests on (``stats[REL + d]``): the cards that won a trick by rank, the top cards a
+    quick-trick count used.  A trick-start answer is stored for every position with the same
+    suit lengths per hand, leader and spades-broken state in which the same seats hold the
+    live cards of each suit down to the lowest such card: the other, lower cards are small
+    cards whose ranks never mattered.
     """
     stats[0] += 1
     # typed zeros and False for the recursive calls (a literal argument would make numba
     # type another specialization of this recursive function)
     z = tl & 0
     no = tl < 0
-    slot = -1
+    base = -1
     w0 = 0
     w1 = 0
-    w2 = 0
+    lenkey = 0
+    kmeta = 0
     hint = -1
+    stats[REL + d] = 0
     if k == 0:
+        stats[3] += 1
         if target <= 0:
             return True
         if target > tl:
             return False
         if tl == 1:
-            return _last_trick_ns(h, leader) >= target
+            nsw, rel = _last_trick_rel(h, leader)
+            stats[REL + d] = rel
+            return nsw >= target
         if not first:
             bk = broken
             if not bk and (_suit(h[0] | h[1] | h[2] | h[3], 0) == 0):
@@ -468,11 +672,15 @@ def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target
             if flags[0]:
                 bk = True
             # later tricks: sure spades of each side
+            opp_ew = _suit(h[1], 0) | _suit(h[3], 0)
             if _sure_trumps(h, 0) >= target:
                 stats[2] += 1
+                stats[REL + d] = _top_above(h, 0, opp_ew)
                 return True
+            opp_ns = _suit(h[0], 0) | _suit(h[2], 0)
             if tl - _sure_trumps(h, 1) < target:
                 stats[2] += 1
+                stats[REL + d] = _top_above(h, 0, opp_ns)
                 return False
             # quick tricks of the leader
             H = h[leader]
@@ -481,34 +689,45 @@ def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target
             if (leader & 1) == 0:
                 if qt >= target:
                     stats[2] += 1
+                    stats[REL + d] = _qt_rel(h, leader, can_trump)
                     return True
             else:
                 if tl - qt < target:
                     stats[2] += 1
+                    stats[REL + d] = _qt_rel(h, leader, can_trump)
                     return False
             w0, w1, w2 = _key(h, leader, 1 if bk else 0)
-            slot, found = _slot(tt_keys, w0, w1, w2)
-            if found:
-                stats[1] += 1
-                if tt_vals[slot, LB] >= target:
+            lenkey = _lenkey(h)
+            kmeta = leader | ((1 if bk else 0) << 2) | 8
+            mm0, mm1 = _min_masks(h)
+            base = _pt_bucket(pt, lenkey, kmeta, w0 & mm0, w1 & mm1)
+            for i in range(PT_WAYS):
+                j = base + i
+                meta = pt[j, PT_META]
+                if (meta & 0xFF) != kmeta or pt[j, PT_LEN] != lenkey:
+                    continue
+                if (w0 & pt[j, PT_M0]) != pt[j, PT_V0] or (w1 & pt[j, PT_M1]) != pt[j, PT_V1]:
+                    continue
+                lb = (meta >> 8) & 0xFF
+                ub = (meta >> 16) & 0xFF
+                if lb >= target:
+                    stats[1] += 1
+                    stats[REL + d] = _masks_rel(h, pt[j, PT_M0], pt[j, PT_M1])
                     return True
-                if tt_vals[slot, UB] < target:
+                if ub < target:
+                    stats[1] += 1
+                    stats[REL + d] = _masks_rel(h, pt[j, PT_M0], pt[j, PT_M1])
                     return False
-                hint = _rel_to_card(h, tt_vals[slot, BEST])
-            else:
-                tt_keys[slot, 0] = w0
-                tt_keys[slot, 1] = w1
-                tt_keys[slot, 2] = w2
-                tt_vals[slot, LB] = 0
-                tt_vals[slot, UB] = tl
-                tt_vals[slot, TL] = tl
-                tt_vals[slot, BEST] = -1
+                bst = (meta >> 32) & 0xFF
+                if bst > 0 and hint < 0:
+                    hint = _rel_to_card(h, bst - 1)
     seat = (leader + k) & 3
     maxi = (seat & 1) == 0
     L = legal_mask(h[seat], k, led, broken, first, flags)
     n = _gen(h, seat, L, tmask, mv, d, sc, k, led, wseat, wsuit, wrank, hist, hint)
     result = not maxi
     cut = -1
+    relacc = 0
     for i in range(n):
         c = mv[d, i]
         s = c >> 4
@@ -516,9 +735,11 @@ def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target
         bit = 1 << c
         h[seat] ^= bit
         nb = broken or s == 0
+        crel = 0
         if k == 0:
             res = _ab(h, leader, k + 1, s, seat, s, r, bit, nb, first, tl, target, d + 1, flags,
-                      tt_keys, tt_vals, hist, mv, sc, stats)
+                      pt, unused, hist, mv, sc, stats)
+            crel = stats[REL + d + 1]
         else:
             nws = wseat
             nwsu = wsuit
@@ -530,33 +751,30 @@ def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target
             if k == 3:
                 nsw = 1 if (nws & 1) == 0 else 0
                 res = _ab(h, nws, z, z, z, z, z, z, nb, no, tl - 1, target - nsw, d + 1, flags,
-                          tt_keys, tt_vals, hist, mv, sc, stats)
+                          pt, unused, hist, mv, sc, stats)
+                crel = stats[REL + d + 1]
+                # the trick's winner matters by rank when another card of its suit was played
+                if _suit(tmask | bit, nwsu) & ~(1 << nwr):
+                    crel |= 1 << (SUIT_BITS * nwsu + nwr)
             else:
                 res = _ab(h, leader, k + 1, led, nws, nwsu, nwr, tmask | bit, nb, first, tl, target, d + 1,
-                          flags, tt_keys, tt_vals, hist, mv, sc, stats)
+                          flags, pt, unused, hist, mv, sc, stats)
+                crel = stats[REL + d + 1]
         h[seat] ^= bit
         if res == maxi:
             result = maxi
             cut = c
+            relacc = crel
             hist[seat, c] += tl * tl
             break
-    if slot >= 0:
-        # the slot may have been overwritten by a deeper position: write it whole again
-        if tt_keys[slot, 0] != w0 or tt_keys[slot, 1] != w1 or tt_keys[slot, 2] != w2:
-            tt_keys[slot, 0] = w0
-            tt_keys[slot, 1] = w1
-            tt_keys[slot, 2] = w2
-            tt_vals[slot, LB] = 0
-            tt_vals[slot, UB] = tl
-            tt_vals[slot, TL] = tl
-        if result:
-            if tt_vals[slot, LB] < target:
-                tt_vals[slot, LB] = target
-        else:
-            if tt_vals[slot, UB] > target - 1:
-                tt_vals[slot, UB] = target - 1
+        relacc |= crel
+    stats[REL + d] = relacc
+    if base >= 0:
+        m0, m1 = _prefix_masks(h, relacc)
+        best = 0
         if cut >= 0:
-            tt_vals[slot, BEST] = _card_to_rel(h, cut)
+            best = _card_to_rel(h, cut) + 1
+        _pt_store(pt, base, lenkey, kmeta, m0, m1, w0, w1, tl, result, target, best)
     return result
 
 

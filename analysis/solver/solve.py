@@ -70,12 +70,14 @@ class Solver:
     def __init__(self, tt_bits: int = kernel.TT_BITS_DEFAULT) -> None:
         self.tt_bits = tt_bits
         self._tables = kernel.new_tables(tt_bits)
+        # the nil search keeps its own table of exact (relative-rank) keys
+        self._nil_tables = (np.zeros((1 << 18, 3), dtype=np.int64), np.zeros((1 << 18, 4), dtype=np.int8))
         self._out_cards = np.zeros(kernel.MAX_MOVES, dtype=np.int64)
         self._out_vals = np.zeros(kernel.MAX_MOVES, dtype=np.int64)
 
     def clear(self) -> None:
         """Forget every stored position (only memory and timing change: entries never go stale)."""
-        for t in self._tables:
+        for t in (*self._tables, *self._nil_tables):
             t[...] = 0
 
     def _state(self, pos: Position):
@@ -158,7 +160,7 @@ class Solver:
             stats[:] = 0
             safe = bool(
                 kernel.nil_safe(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, int(nil_seat), flags,
-                                tt_keys, tt_vals, mv, sc, stats)
+                                *self._nil_tables, mv, sc, stats)
             )
             nodes += int(stats[0])
         ms = (time.perf_counter() - t0) * 1000.0
