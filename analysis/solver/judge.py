@@ -212,14 +212,15 @@ def _work(rows_batch) -> list[HandJudgement]:
     return [judge_hand(rec, solver=_WORKER_SOLVER) for rec in records_from_rows(columns, iter(parts))]
 
 
-def analyse_db(con, *, workers: int | None = None, progress: Callable[[int, int], None] | None = None,
-               batch: int = 8) -> AnalyseSummary:
+def analyse_db(con, *, workers: int | None = None, progress: Callable[[int, int], None] | bool | None = None,
+               batch: int = 4) -> AnalyseSummary:
     """Judge every loaded hand and (re)fill ``card_costs`` and ``dd_par`` (their DDL:
     :data:`spadework.parsers.schema.ANALYSIS_TABLES`).
 
     ``con``: a DuckDB connection to a database made by ``spadework load``; ``workers``: worker
     processes (default: the CPU count; 1 = in this process); ``progress(done, total)`` is called
-    after each batch of hands.  Returns an :class:`AnalyseSummary`.
+    after each batch of hands, ``True`` shows a rich progress bar on standard error.
+    Returns an :class:`AnalyseSummary`.
     """
     import time
 
@@ -236,6 +237,18 @@ def analyse_db(con, *, workers: int | None = None, progress: Callable[[int, int]
     workers = workers or os.cpu_count() or 1
     summary = AnalyseSummary()
     done = 0
+    bar = None
+    if progress is True:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        bar = Progress(TextColumn("judging cards"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                       console=Console(stderr=True), transient=True)
+        task = bar.add_task("hands", total=total)
+        bar.start()
+        progress = lambda d, t: bar.update(task, completed=d)  # noqa: E731
+    elif progress is False:
+        progress = None
 
     def take(results: Iterable[HandJudgement]) -> None:
         nonlocal done
@@ -266,16 +279,20 @@ def analyse_db(con, *, workers: int | None = None, progress: Callable[[int, int]
         if progress:
             progress(done, total)
 
-    if workers <= 1:
-        for b in batches:
-            take(_work(b))
-    else:
-        import multiprocessing as mp
+    try:
+        if workers <= 1:
+            for b in batches:
+                take(_work(b))
+        else:
+            import multiprocessing as mp
 
-        ctx = mp.get_context("spawn") if os.name != "posix" else mp.get_context("fork")
-        with ctx.Pool(workers) as pool:
-            for res in pool.imap_unordered(_work, batches):
-                take(res)
+            ctx = mp.get_context("fork") if os.name == "posix" else mp.get_context("spawn")
+            with ctx.Pool(workers) as pool:
+                for res in pool.imap_unordered(_work, batches):
+                    take(res)
+    finally:
+        if bar is not None:
+            bar.stop()
     summary.seconds = time.perf_counter() - t0
     return summary
 
