@@ -610,6 +610,84 @@ def judge_bids(
     out.print(f"  nil:    {result.nil.describe()}")
 
 
+# --- double-dummy solver (issue 14; spadework.analysis.solver) ---------------------------------------
+
+
+@app.command()
+def solve(
+    positions: Annotated[Optional[Path], typer.Argument(help="JSON Lines file, one position per line ('-' = standard input).", show_default=False)] = None,
+    deal: Annotated[Optional[str], typer.Option("--deal", help='One position typed by hand: a PBN deal "N:AKQ.JT3.984.A52 ..." (suits S.H.D.C).')] = None,
+    leader: Annotated[Optional[str], typer.Option("--leader", help="With --deal: who led (or leads) the current trick.")] = None,
+    trick: Annotated[Optional[str], typer.Option("--trick", help='With --deal: cards already played to this trick, e.g. "KH 2H".')] = None,
+    trick_number: Annotated[Optional[int], typer.Option("--trick-number", help="With --deal: 1..13 (default: from the hand lengths).")] = None,
+    spades_broken: Annotated[bool, typer.Option("--spades-broken", help="With --deal: a spade was played to an earlier trick.")] = False,
+    rules: Annotated[Optional[str], typer.Option("--rules", help="With --deal: standard, barmore, nyc or a JSON rules object.")] = None,
+    nil_seat: Annotated[Optional[str], typer.Option("--nil-seat", help="With --deal: also say whether this seat's nil can be kept.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per position.")] = False,
+) -> None:
+    """Double-dummy solve positions: tricks each side takes with best play, every legal card's value, nil safety.
+
+    Each line of POSITIONS: {"deal": {"N": [...], ...}, "leader": "W", "trick": [...], "trick_number": 1..13,
+    "spades_broken": false, "rules": "standard", "nil_seat": "N"}.  A bad line is reported (naming the line) and
+    the others are still solved; exit 2 when any line was bad.
+    """
+    from spadework.analysis.solver import batch
+
+    if (positions is None) == (deal is None):
+        err.print("error: give either a POSITIONS file or --deal (with --leader)")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    if deal is not None:
+        if leader is None:
+            err.print("error: --deal needs --leader")
+            raise typer.Exit(EXIT_BAD_INPUT)
+        items = [batch.solve_deal(deal, leader, trick, trick_number, spades_broken, rules, nil_seat)]
+    else:
+        try:
+            stream = sys.stdin.buffer if str(positions) == "-" else open(positions, "rb")  # noqa: SIM115
+        except OSError as exc:
+            err.print(f"error: {exc}")
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        items = batch.solve_lines(stream)
+    bad = 0
+    for item in items:
+        if item.error is not None:
+            bad += 1
+            err.print(f"error: {item.error}")
+        if as_json:
+            sys.stdout.write(batch.dumps(item.to_json()) + "\n")
+            sys.stdout.flush()
+        elif item.error is None:
+            out.print(batch.format_text(item))
+    raise typer.Exit(EXIT_BAD_INPUT if bad else EXIT_OK)
+
+
+@app.command()
+def analyse(
+    db: Annotated[Path, typer.Option("--db", help="A database made by `spadework load`.")],
+    workers: Annotated[Optional[int], typer.Option("--workers", min=1, help="Worker processes (default: one per CPU).")] = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Judge every card double-dummy: fills card_costs (each card's cost in tricks) and dd_par (tricks from trick 1).
+
+    Hands without a full deal are skipped, and hands with an illegal play are judged up to it; both are counted.
+    """
+    from spadework.analysis.solver.judge import analyse_db
+
+    if not db.exists():
+        err.print(f"error: {db} does not exist (make it with `spadework load`)")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    con = _open_db(db)
+    summary = analyse_db(con, workers=workers, progress=not quiet and err.is_terminal)
+    skipped = sum(summary.skipped.values())
+    out.print(
+        f"Judged {_n(summary.cards, 'card')} in {_n(summary.hands, 'hand')} ({summary.seconds:.1f} s): "
+        f"{summary.judged} in full, {summary.cut_short} up to an illegal play or gap, {skipped} skipped"
+        + (f" ({', '.join(f'{k} {v}' for k, v in sorted(summary.skipped.items()))})" if skipped else "")
+    )
+    for line in summary.examples:
+        out.print(f"  {line}")
+
+
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def bench(ctx: typer.Context) -> None:
     """Run the validation benchmark (tests/benchmarks/bench_validate.py; run from a checkout).

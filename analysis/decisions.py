@@ -30,22 +30,10 @@ from typing import Any
 import polars as pl
 
 from spadework.analysis import metrics, stats
+from spadework.parsers.schema import ANALYSIS_TABLES
 
-CARD_COSTS_STANDIN = """
-    game_id VARCHAR NOT NULL,
-    hand INTEGER NOT NULL,
-    trick INTEGER NOT NULL,
-    play_order INTEGER NOT NULL,
-    seat VARCHAR NOT NULL,
-    player VARCHAR,
-    card VARCHAR NOT NULL,
-    tricks_best INTEGER,
-    tricks_played INTEGER,
-    cost INTEGER,
-    best_cards VARCHAR
-"""
-"""Columns of the empty ``card_costs`` stand-in (issue 14 item 2; the table itself is written by
-``spadework analyse``)."""
+CARD_COSTS_STANDIN = ANALYSIS_TABLES["card_costs"]
+"""Columns of the empty ``card_costs`` stand-in: the table's own DDL (written by ``spadework analyse``)."""
 
 LEAK_METRICS: tuple[str, ...] = (
     "bid_bias", "exact_bid", "bid_vs_hand", "bid_miss_vs_hand",

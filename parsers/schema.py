@@ -155,7 +155,33 @@ DERIVED_TABLES: dict[str, str] = {
     """,
 }
 
-ALL_TABLES: dict[str, str] = LOADED_TABLES | DERIVED_TABLES
+# --- double-dummy analysis (issue 14; filled by `spadework analyse`, spadework.analysis.solver.judge) ---
+# Kept as a separate block: these tables are written by the solver, not by the loader or checker.
+ANALYSIS_TABLES: dict[str, str] = {
+    # key: game_id, hand, trick, play_order: one row per card judged
+    "card_costs": """
+        game_id VARCHAR NOT NULL,
+        hand INTEGER NOT NULL,
+        trick INTEGER NOT NULL,
+        play_order INTEGER NOT NULL,
+        seat VARCHAR NOT NULL,
+        player VARCHAR,
+        card VARCHAR NOT NULL,
+        tricks_best INTEGER NOT NULL,
+        tricks_played INTEGER NOT NULL,
+        cost INTEGER NOT NULL,
+        best_cards VARCHAR NOT NULL
+    """,
+    # key: game_id, hand: tricks each side takes from trick 1 with best play by all four
+    "dd_par": """
+        game_id VARCHAR NOT NULL,
+        hand INTEGER NOT NULL,
+        ns_tricks INTEGER NOT NULL,
+        ew_tricks INTEGER NOT NULL
+    """,
+}
+
+ALL_TABLES: dict[str, str] = LOADED_TABLES | DERIVED_TABLES | ANALYSIS_TABLES
 
 # Judged by spadework.analysis.handvalue (issue 14 item 3), written by `spadework judge-bids`; not
 # created with the others (a database without them gets temporary ones computed on first use).

@@ -30,7 +30,7 @@ COSTS = {(4, "W"): 1, (10, "N"): 2, (12, "S"): 1}  # 3S ruffing partner-less tri
 def _card_costs(con) -> None:
     """Write the fixture's card_costs into the database itself (qualified: a temporary stand-in may exist)."""
     table = f"{con.execute('SELECT current_database()').fetchall()[0][0]}.main.card_costs"
-    con.execute(f"CREATE TABLE {table} ({CARD_COSTS_STANDIN})")
+    con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({CARD_COSTS_STANDIN})")
     rows = con.execute("SELECT game_id, hand, trick, play_order, seat, card FROM plays ORDER BY trick, play_order").fetchall()
     con.executemany(
         f"INSERT INTO {table} VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)",
@@ -85,7 +85,9 @@ def test_costliest_cards(con):
 
 def test_without_card_costs_the_metrics_count_nothing(tmp_path):
     path = tmp_path / "f.duckdb"
-    metrics_fixture.build(duckdb.connect(str(path))).close()
+    c = metrics_fixture.build(duckdb.connect(str(path)))
+    c.execute("DROP TABLE card_costs")  # a database made before `spadework analyse` existed
+    c.close()
     ro = duckdb.connect(str(path), read_only=True)
     assert metrics.run(ro, "play_accuracy", by="all")["n"].to_list() == [0]
     assert not decisions.has_card_costs(ro) and decisions.costliest_cards(ro).is_empty()
@@ -101,6 +103,7 @@ def test_without_card_costs_the_metrics_count_nothing(tmp_path):
 
 def test_stand_in_is_dropped_when_the_real_table_appears():
     c = metrics_fixture.build()
+    c.execute("DROP TABLE card_costs")  # a database made before `spadework analyse` existed
     decisions.ensure_tables(c, ("card_costs",))
     assert metrics.run(c, "play_accuracy", by="all")["n"].to_list() == [0]
     _card_costs(c)  # the real table, beside the temporary stand-in
