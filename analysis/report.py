@@ -935,6 +935,25 @@ player's name and returns ``(id, heading, html)`` or ``None`` (left out).  Appen
 to add a section, e.g. card costs from the double-dummy solver."""
 
 
+def player_context(con, games: Sequence[str] | None = None) -> PlayerContext:
+    """Everything the player pages need, for every player at once (see :class:`PlayerContext`);
+    ``games``: the game ids that get pages (default: every checked game)."""
+    with metrics.snapshot(con):
+        findings = metrics.findings(con)
+        table = coach.player_tables(con)
+        calibration = metrics.run(con, "bid_calibration", by="player")
+        src = metrics._player_hands_source(con)
+        volume = {r[0]: {"hands": r[1], "games": r[2], "partners": r[3]} for r in con.execute(
+            f"SELECT player, count(*), count(DISTINCT game_id), count(DISTINCT partner) FROM {src} "
+            "WHERE player IS NOT NULL GROUP BY player").fetchall()}  # fmt: skip
+    totals = standings_mod.standings(con, by_event=False)
+    if games is None:
+        games = [r[0] for r in con.execute("SELECT game_id FROM games").fetchall()]
+    links = Links(players=page_names(sorted(volume)), games=page_names(games))
+    return PlayerContext(con=con, links=links, table=table, calibration=calibration, findings=findings,
+                         results={r["player"]: r for r in totals.players.iter_rows(named=True)}, volume=volume)  # fmt: skip
+
+
 def player_page_html(ctx: PlayerContext, player: str, report_title: str = "") -> str:
     """The whole page of one player (see :data:`PLAYER_SECTIONS`)."""
     sections = [s for s in (f(ctx, player) for f in PLAYER_SECTIONS) if s is not None]
@@ -1183,22 +1202,10 @@ def _progress(progress) -> tuple[Callable[[str, int], None], Callable[[int], Non
             progress(state["stage"], state["done"], state["total"])
 
         return start, advance, lambda: None
-    from rich.console import Console
-    from rich.progress import Progress
+    from spadework.analysis.present import ProgressBar
 
-    bar = Progress(console=Console(stderr=True), transient=True)
-    bar.start()
-    task = {"id": None}
-
-    def start_bar(stage: str, total: int) -> None:
-        if task["id"] is not None:
-            bar.remove_task(task["id"])
-        task["id"] = bar.add_task(stage, total=total or None)
-
-    def advance_bar(n: int) -> None:
-        bar.advance(task["id"], n)
-
-    return start_bar, advance_bar, bar.stop
+    bar = ProgressBar(True).__enter__()
+    return bar.stage, bar.advance, lambda: bar.__exit__(None, None, None)
 
 
 def build_report(con, out_dir: str | os.PathLike[str], *, title: str = "spadework report",
@@ -1220,20 +1227,13 @@ def build_report(con, out_dir: str | os.PathLike[str], *, title: str = "spadewor
         start("reading the season", 0)
         with metrics.snapshot(con):
             summary = metrics.summary(con)
-            all_findings = metrics.findings(con)
             mismatches = metrics.score_mismatches(con)
-            table = coach.player_tables(con)
-            calibration = metrics.run(con, "bid_calibration", by="player")
             chart_list = _charts(con)
-            src = metrics._player_hands_source(con)
-            volume = {r[0]: {"hands": r[1], "games": r[2], "partners": r[3]} for r in con.execute(
-                f"SELECT player, count(*), count(DISTINCT game_id), count(DISTINCT partner) FROM {src} "
-                "WHERE player IS NOT NULL GROUP BY player").fetchall()}  # fmt: skip
-        st = standings_mod.standings(con)
+            st = standings_mod.standings(con)
+            ctx = player_context(con, games=st.games["game_id"].to_list())
         overall = standings_mod.standings(con, by_event=False) if len(st.events) > 1 else None
-        totals = overall or standings_mod.standings(con, by_event=False)
-        players = sorted(volume)
-        links = Links(players=page_names(players), games=page_names(st.games["game_id"].to_list()))
+        all_findings, table, links = ctx.findings, ctx.table, ctx.links
+        players = sorted(ctx.volume)
         hand_keys = all_findings.filter(pl.col("hand").is_not_null()).select("game_id", "hand").unique(maintain_order=True).rows()
         index_replays = hand_replays(con, hand_keys[:OPEN_REPLAYS])
         # index
@@ -1303,9 +1303,6 @@ def build_report(con, out_dir: str | os.PathLike[str], *, title: str = "spadewor
         # standings
         (out / "standings.html").write_text(standings_page_html(st, overall, links, title), encoding="utf-8")
         # players
-        results = {r["player"]: r for r in totals.players.iter_rows(named=True)}
-        ctx = PlayerContext(con=con, links=links, table=table, calibration=calibration, findings=all_findings,
-                            results=results, volume=volume)  # fmt: skip
         start("player pages", len(players))
         for p in players:
             (out / "players" / f"{links.players[p]}.html").write_text(player_page_html(ctx, p, title), encoding="utf-8")
@@ -1334,6 +1331,7 @@ __all__ = [
     "hand_replays",
     "interval_svg",
     "page_names",
+    "player_context",
     "player_page_html",
     "render_hand_replay",
     "standings_page_html",
