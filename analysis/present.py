@@ -109,14 +109,25 @@ def validation_json(con, summary) -> dict[str, Any]:
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
+try:  # the shared rule of the score sheet (issue 11), once it is there
+    from spadework.parsers.scoresheet import protect_cell as _protect_cell
+except ImportError:  # pragma: no cover - depends on the branch
+    _protect_cell = None
+
+
 def csv_safe(value: Any) -> Any:
     """A cell a spreadsheet will not run as a formula: text starting with ``= + - @``, a tab or a
     carriage return that is not a number gets a leading ``'`` (OWASP's advice on CSV injection);
     numbers, and text reading as a number such as ``-40``, stay as they are.
 
-    A local stand-in until the shared helper of branch ``trust`` lands (issue 12 names it).
+    Uses :func:`spadework.parsers.scoresheet.protect_cell` (the score sheet's own rule) where it
+    exists, else the same rule written here.
     """
-    if not isinstance(value, str) or not value.startswith(_FORMULA_START):
+    if not isinstance(value, str):
+        return value
+    if _protect_cell is not None:
+        return _protect_cell(value)
+    if not value.startswith(_FORMULA_START):
         return value
     try:
         float(value)
