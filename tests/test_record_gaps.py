@@ -235,3 +235,23 @@ def test_a_trick_of_five_cards_does_not_cost_the_rest_of_the_game_its_checks():
     assert [type(i) for i in items] == [HandRecord, LoadError, HandRecord, HandRecord, HandRecord]
     summary = check_records([i for i in items if isinstance(i, HandRecord)])
     assert [(f.code, f.hand) for f in summary.findings] == [(F.HAND_MISSING, 3)]
+
+
+def test_the_fast_path_sends_a_game_with_a_missing_hand_to_the_reference():
+    # a game recording no score: only the gap in its hand numbers tells (HAND_MISSING)
+    from spadework.analysis.engine.checker import check_db
+    from spadework.analysis.engine.fast import check_fast
+    from spadework.analysis.sim.season import iter_season
+    from spadework.parsers.db import connect, load_items
+
+    [game] = list(iter_season(4, 1, 3))
+    recs = [replace(r, score=None, winner=None) for r in game.records[:6]]
+    del recs[3]
+    dbs = []
+    for check in (check_db, check_fast):
+        con = connect(None)
+        load_items(con, iter(recs), "mem")
+        summary = check(con) if check is check_db else check(con, workers=1)
+        dbs.append(([f.to_row() for f in summary.findings], con.execute("SELECT * FROM games").fetchall()))
+    assert dbs[0] == dbs[1]
+    assert [(r["code"], r["hand"]) for r in dbs[0][0]] == [(F.HAND_MISSING, 5)]
