@@ -625,3 +625,10 @@ def test_a_two_of_clubs_holder_leading_a_spade_is_lead_not_two_of_clubs_alone():
     # a spade lead to trick 1 by a leader without the 2C is still SPADE_LED_FIRST_TRICK
     [f] = found(record(["4S"]))
     assert f.place == (F.SPADE_LED_FIRST_TRICK, 1, 1, N, "4S")
+
+
+def test_no_renege_against_the_lead_of_a_card_not_held():
+    # W "leads" N's AS to trick 2 (S won trick 1, so W is out of turn too): the log is wrong at that
+    # lead, so nobody is flagged for not following spades to it; W's CARD_NOT_HELD is the whole finding
+    rec = record(["5D", "3D", "AD", "2D", (W, "AS"), "5H", "4C", "7H"])
+    assert [f.place for f in found(rec)] == [(F.CARD_NOT_HELD, 1, 2, W, "AS")]

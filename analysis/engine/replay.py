@@ -163,6 +163,7 @@ class PlayState:
         "_doubtful",
         "_unknown",
         "_maybe_broken",
+        "_led_held",
     )
 
     @classmethod
@@ -220,6 +221,7 @@ class PlayState:
         self._doubtful = doubtful or frozenset()
         self._unknown = [0, 0, 0, 0]
         self._maybe_broken = False
+        self._led_held = True
         return self
 
     # --- questions ---
@@ -342,10 +344,14 @@ class PlayState:
         elif seat is not None and seat != s:
             raise ValueError(f"{Seat(seat)} cannot play now: it is {SEATS[s]}'s turn")
         hand = self._hands[s]
-        if card in hand and not (self._inferred and card in self._played):
+        held = card in hand and not (self._inferred and card in self._played)
+        if not trick:
+            self._led_held = held
+        if held:
             if trick:
                 led = self._led
-                if cs != led:
+                # no renege against the suit of a lead the leader did not hold: the log is wrong there
+                if cs != led and self._led_held:
                     for c in hand:
                         if suits[c] == led:
                             self._renege(s, card, led, hand)
