@@ -245,7 +245,10 @@ class _ScoreChecker:
             taken = apply_renege_penalty(taken, hc.replay.bids, hc.replay.reneges, rs.renege_penalty_tricks)
         bids = hc.replay.bids
         true = [score_side(rs, s, bids, taken, true_totals[s], true_bags[s]) for s in SIDES]
-        log = [score_side(rs, s, bids, taken, self.totals[s], self.bags[s]) for s in SIDES]
+        if all(self.totals[s] == true_totals[s] and self.bags[s] == true_bags[s] for s in SIDES):
+            log = true  # the usual case: the log is on the true track
+        else:
+            log = [score_side(rs, s, bids, taken, self.totals[s], self.bags[s]) for s in SIDES]
         for side in SIDES:
             sc = rec.score[side] if rec.score is not None else None
             lt, lb = self.totals[side], self.bags[side]
