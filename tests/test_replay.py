@@ -397,7 +397,8 @@ def test_a_trick_with_no_cards_keeps_the_numbering():
 
 
 def _names_from(leader):
-    return " and ".join(str(s) for s in leader.clockwise())
+    names = [str(s) for s in leader.clockwise()]
+    return ", ".join(names[:3]) + " and " + names[3]
 
 
 def test_no_card_play_and_no_taken_record():

@@ -202,7 +202,7 @@ class _ScoreChecker:
                 message=f"{where(h)}: {side} {fld.replace('_', ' ')} recorded {recorded}, rules give {_int(expected)}{text}",
                 field=fld,
                 recorded=recorded,
-                expected=expected,
+                expected=_int(expected),
             )
         )
 

@@ -782,7 +782,9 @@ def _doubtful_cards(tricks: Sequence[Sequence[tuple[Seat, str]]], deal: Sequence
 
 
 def _names(seats: Sequence[Seat]) -> str:
-    return " and ".join(str(s) for s in seats)
+    """``"W"``, ``"W and N"``, ``"E, S and W"``."""
+    names = [str(s) for s in seats]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _gap_finding(
