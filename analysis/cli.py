@@ -442,6 +442,7 @@ def simulate(
     out_fmt: Annotated[Optional[str], typer.Option("--format", help="jsonl, spn or csv (default: from --out).")] = None,
     rules: RulesOpt = None,
     faults: Annotated[float, typer.Option("--faults", min=0.0, max=1.0, help="Chance per hand of a planted fault (0..1).")] = 0.0,
+    quiet: QuietOpt = False,
 ) -> None:
     """Play a synthetic season with bots whose personalities are known, optionally planting faults.
 
@@ -452,9 +453,15 @@ def simulate(
     from spadework.analysis.sim import simulate_season, write_season
 
     rules_spec = _parse_rules_option(rules) or "standard"
+    from spadework.analysis.present import ProgressBar
+
     try:
-        records, planted = simulate_season(players, games, seed, rules=rules_spec, fault_rate=faults)
-        hands, rows = write_season(records, out_path, fmt=out_fmt, faults=planted if faults > 0 else None)
+        with ProgressBar(not quiet and err.is_terminal) as bar:
+            bar.stage("playing games", games)
+            records, planted = simulate_season(players, games, seed, rules=rules_spec, fault_rate=faults,
+                                               progress=lambda done, hands: bar.update(done))  # fmt: skip
+            bar.stage(f"writing {len(records):,} hands")
+            hands, rows = write_season(records, out_path, fmt=out_fmt, faults=planted if faults > 0 else None)
     except (RulesError, ValueError, OSError) as exc:
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
@@ -469,14 +476,17 @@ def report(
     db: Annotated[Path, typer.Option("--db", help="A database filled by `spadework load` and `spadework check`.")],
     out_dir: Annotated[Path, typer.Option("--out", help="Folder to write index.html into (created if missing).")] = Path("report"),
     static: Annotated[bool, typer.Option("--static", help="Charts as inline SVG without any script.")] = False,
+    quiet: QuietOpt = False,
 ) -> None:
-    """Write a static HTML report: summary, every finding with a trick-by-trick replay of its hand, the score
-    mismatches and the charts.  The page needs no network; all text from the logs is escaped."""
+    """Write a static HTML report: a summary page with the findings and charts, a results and standings page,
+    a page per player (tendencies against the field, leaks, calibration, findings with their replays) and a
+    page per game (every hand, each hand with a finding replayed trick by trick).  The pages need no network;
+    all text from the logs is escaped."""
     from spadework.analysis.report import build_report
 
     con = _open_db(db, read_only=True)
-    path = build_report(con, out_dir, interactive=not static)
-    out.print(f"Report written to {path}")
+    path = build_report(con, out_dir, interactive=not static, progress=not quiet and err.is_terminal)
+    out.print(f"Report written to {path} (with standings.html, players/ and games/)")
 
 
 @app.command()
@@ -558,8 +568,12 @@ def stats(
     if as_json and as_csv:
         err.print("error: choose one of --json and --csv")
         raise typer.Exit(EXIT_BAD_INPUT)
+    from spadework.analysis.present import ProgressBar
+
     try:
-        con = coach.open_database(db)
+        with ProgressBar(err.is_terminal) as bar:
+            bar.stage("reading the season")
+            con = coach.open_database(db)
     except FileNotFoundError as exc:
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None

@@ -109,14 +109,25 @@ def validation_json(con, summary) -> dict[str, Any]:
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
+try:  # the shared rule of the score sheet (issue 11), once it is there
+    from spadework.parsers.scoresheet import protect_cell as _protect_cell
+except ImportError:  # pragma: no cover - depends on the branch
+    _protect_cell = None
+
+
 def csv_safe(value: Any) -> Any:
     """A cell a spreadsheet will not run as a formula: text starting with ``= + - @``, a tab or a
     carriage return that is not a number gets a leading ``'`` (OWASP's advice on CSV injection);
     numbers, and text reading as a number such as ``-40``, stay as they are.
 
-    A local stand-in until the shared helper of branch ``trust`` lands (issue 12 names it).
+    Uses :func:`spadework.parsers.scoresheet.protect_cell` (the score sheet's own rule) where it
+    exists, else the same rule written here.
     """
-    if not isinstance(value, str) or not value.startswith(_FORMULA_START):
+    if not isinstance(value, str):
+        return value
+    if _protect_cell is not None:
+        return _protect_cell(value)
+    if not value.startswith(_FORMULA_START):
         return value
     try:
         float(value)
@@ -148,3 +159,51 @@ def write_csv(rows, out, columns: list[str] | None = None) -> None:
                 v = orjson.dumps(v).decode()
             cells.append("" if v is None else csv_safe(v))
         w.writerow(cells)
+
+
+# --------------------------------------------------------------------------------------------
+# Progress on standard error
+
+
+class ProgressBar:
+    """A rich progress bar on standard error for a long command (``simulate``, ``report``), or nothing.
+
+    ``ProgressBar(enabled)`` as a context manager; ``stage(label, total)`` starts a task (``total``
+    ``None`` or 0: an open-ended spinner), ``update(done)`` / ``advance(n)`` move it.  With
+    ``enabled`` false every call does nothing, so callers need no test of their own.
+    """
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self._bar = None
+        self._task = None
+
+    def __enter__(self) -> "ProgressBar":
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), console=Console(stderr=True), transient=True)  # fmt: skip
+            self._bar.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+    def stage(self, label: str, total: int | None = None) -> None:
+        if self._bar is None:
+            return
+        if self._task is not None:
+            self._bar.remove_task(self._task)
+        self._task = self._bar.add_task(label, total=total or None)
+
+    def update(self, done: int) -> None:
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, completed=done)
+
+    def advance(self, n: int = 1) -> None:
+        if self._bar is not None and self._task is not None:
+            self._bar.advance(self._task, n)
