@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
@@ -230,21 +231,37 @@ def leaks(
     if player not in known:
         shown = ", ".join(known[:20]) + (" ..." if len(known) > 20 else "")
         raise ValueError(f"unknown player {player!r}; players: {shown or '(none)'}")
-    base = metrics.Filters.of(filters).to_dict()
-    base.pop("player", None)
-    base.pop("exclude_player", None)
+    base = _base(filters)
     with metrics.snapshot(con):
         if winning is None:
-            w = winners(con, base)
-            winning = w.filter(pl.col("winner"))["player"].to_list()
-            if player in winning:  # a winner is compared with the next best players as well
-                top = len(winning)
-                winning = [p for p in w.filter(pl.col("games") > 0)["player"].to_list() if p != player][:top]
-        group = [p for p in winning if p != player]
+            group = _group_for(winners(con, base), player)
+        else:
+            group = [p for p in winning if p != player]
         if not group:  # no finished game, or nobody else: nothing to compare with
             return pl.DataFrame(schema=_LEAK_SCHEMA | {"winners": pl.String})
         mine = metrics.run_all(con, {**base, "player": player}, by="all", names=names)
         theirs = metrics.run_all(con, {**base, "player": group}, by="all", names=names)
+    return _leak_frame(mine, theirs, group, names, min_n)
+
+
+def _base(filters) -> dict[str, Any]:
+    base = metrics.Filters.of(filters).to_dict()
+    base.pop("player", None)
+    base.pop("exclude_player", None)
+    return base
+
+
+def _group_for(w: pl.DataFrame, player: str) -> list[str]:
+    """The winning players ``player`` is compared with: the winners, or for a winner the same number
+    of the best other players."""
+    winning = w.filter(pl.col("winner"))["player"].to_list()
+    if player in winning:
+        winning = [p for p in w.filter(pl.col("games") > 0)["player"].to_list() if p != player][: len(winning)]
+    return [p for p in winning if p != player]
+
+
+def _leak_frame(mine: pl.DataFrame, theirs: pl.DataFrame, group: Sequence[str], names: Sequence[str],
+                min_n: int) -> pl.DataFrame:  # fmt: skip
     p_rows = {r["metric"]: r for r in mine.iter_rows(named=True)}
     w_rows = {r["metric"]: r for r in theirs.iter_rows(named=True)}
     rows = [_leak_row(metrics.REGISTRY[m], p_rows.get(m, {}), w_rows.get(m, {})) for m in names]
@@ -254,6 +271,37 @@ def leaks(
         .sort(["leak", "metric"], descending=[True, False])
         .with_columns(pl.lit(", ".join(group)).alias("winners"))
     )
+
+
+def all_leaks(
+    con,
+    filters: metrics.Filters | Mapping[str, Any] | None = None,
+    names: Sequence[str] = LEAK_METRICS,
+    min_n: int = 5,
+) -> pl.DataFrame:
+    """:func:`leaks` for every player at once: ``player`` then :data:`LEAK_COLUMNS`, each player's
+    biggest leak first.  The players' metrics are one run grouped by player and the winners' one run
+    per distinct comparison group (one for everybody but the winners, one per winner), so a season of
+    any number of players costs a few runs, not two per player."""
+    base = _base(filters)
+    frames = []
+    with metrics.snapshot(con):
+        w = winners(con, base)
+        mine_all = metrics.run_all(con, base, by="player", names=names)
+        runs: dict[tuple[str, ...], pl.DataFrame] = {}
+        for player in metrics.players(con):
+            group = _group_for(w, player)
+            if not group:
+                continue
+            key = tuple(group)
+            if key not in runs:
+                runs[key] = metrics.run_all(con, {**base, "player": list(group)}, by="all", names=names)
+            mine = mine_all.filter(pl.col("player") == player)
+            frames.append(_leak_frame(mine, runs[key], group, names, min_n).select(pl.lit(player).alias("player"),
+                                                                                    pl.all()))  # fmt: skip
+    if not frames:
+        return pl.DataFrame(schema={"player": pl.String} | _LEAK_SCHEMA | {"winners": pl.String})
+    return pl.concat(frames)
 
 
 # --------------------------------------------------------------------------------------------
@@ -331,18 +379,84 @@ def nil_judgements(con, player: str, filters: metrics.Filters | Mapping[str, Any
     ).sort(["nil_chance", "game_id", "hand"])  # fmt: skip
 
 
+@dataclass(frozen=True)
+class Coaching:
+    """Every player's judged decisions at once (for the report's player pages), see :func:`coaching`.
+
+    ``leaks``: :func:`all_leaks`; ``bids``: per player the ``per_player`` worst overbids and underbids
+    against the hand's value (``player, game_id, hand, seat, bid, expected_tricks, bid_error, taken,
+    kind`` = ``over``/``under``); ``nils``: per player the least sound plain nils below
+    :data:`spadework.analysis.handvalue.NIL_SOUND` (``player, game_id, hand, seat, nil_chance, taken``);
+    ``cards``: per player the costliest cards (:func:`costliest_cards` columns); ``fit``: the
+    ``hand_value_fit`` rows as ``{(model, term): value}``; ``has_card_costs``.
+    """
+
+    leaks: pl.DataFrame
+    bids: pl.DataFrame
+    nils: pl.DataFrame
+    cards: pl.DataFrame
+    fit: dict[tuple[str, str], float]
+    has_card_costs: bool
+
+
+def coaching(con, per_player: int = 3, cards_per_player: int = 5) -> Coaching:
+    """Compute :class:`Coaching` for every player (a few metric runs and three queries, whatever the
+    number of players)."""
+    from spadework.analysis.handvalue import NIL_SOUND
+
+    ensure_tables(con)
+    metrics.prepare(con)
+    with metrics.snapshot(con):
+        found = all_leaks(con)
+    bids = con.sql(
+        f"""
+        SELECT player, game_id, hand, seat, bid, expected_tricks, bid_error, taken,
+               CASE WHEN bid_error > 0 THEN 'over' ELSE 'under' END AS kind
+        FROM hand_values WHERE bid_error IS NOT NULL AND player IS NOT NULL
+        QUALIFY (bid_error > 0 AND row_number() OVER (PARTITION BY player ORDER BY bid_error DESC, game_id, hand)
+                 <= {int(per_player)})
+             OR (bid_error < 0 AND row_number() OVER (PARTITION BY player ORDER BY bid_error, game_id, hand)
+                 <= {int(per_player)})
+        ORDER BY player, kind, abs(bid_error) DESC
+        """
+    ).pl()
+    nils = con.sql(
+        f"""
+        SELECT player, game_id, hand, seat, nil_chance, taken FROM hand_values
+        WHERE nil AND NOT blind AND nil_chance < {NIL_SOUND!r} AND player IS NOT NULL
+        QUALIFY row_number() OVER (PARTITION BY player ORDER BY nil_chance, game_id, hand) <= {int(per_player)}
+        ORDER BY player, nil_chance
+        """
+    ).pl()
+    cards = con.sql(
+        f"""
+        SELECT coalesce(cc.player, sh.player) AS player, cc.game_id, cc.hand, cc.trick, cc.play_order, cc.seat,
+               cc.card, cc.cost, cc.tricks_best, cc.tricks_played, CAST(cc.best_cards AS VARCHAR) AS best_cards
+        FROM card_costs cc
+        LEFT JOIN sw_seat_hands sh ON sh.game_id = cc.game_id AND sh.hand = cc.hand AND sh.seat = cc.seat
+        WHERE cc.cost > 0
+        QUALIFY row_number() OVER (PARTITION BY coalesce(cc.player, sh.player)
+                                   ORDER BY cc.cost DESC, cc.game_id, cc.hand, cc.trick, cc.play_order)
+                <= {int(cards_per_player)}
+        ORDER BY player, cc.cost DESC, cc.game_id, cc.hand, cc.trick
+        """
+    ).pl()
+    fit = {(m, t): v for m, t, v in con.execute("SELECT model, term, value FROM hand_value_fit").fetchall()}
+    return Coaching(found, bids, nils, cards, fit, has_card_costs(con))
+
+
 def card_annotations(con, game_id: str, hand: int) -> dict[tuple[int, int], dict[str, Any]]:
     """The double-dummy judgement of every card of one hand, for a replay: ``(trick, play_order) ->
-    {"card", "cost", "best_cards", "tricks_best", "tricks_played"}`` (empty without ``card_costs``)."""
+    {"seat", "card", "cost", "best_cards", "tricks_best", "tricks_played"}`` (empty without ``card_costs``)."""
     ensure_tables(con, ("card_costs",))
     rows = con.execute(
-        "SELECT trick, play_order, card, cost, CAST(best_cards AS VARCHAR), tricks_best, tricks_played "
+        "SELECT trick, play_order, seat, card, cost, CAST(best_cards AS VARCHAR), tricks_best, tricks_played "
         "FROM card_costs WHERE game_id = ? AND hand = ? ORDER BY trick, play_order",
         [game_id, hand],
     ).fetchall()
     return {
-        (t, o): {"card": c, "cost": cost, "best_cards": best, "tricks_best": tb, "tricks_played": tp}
-        for t, o, c, cost, best, tb, tp in rows
+        (t, o): {"seat": seat, "card": c, "cost": cost, "best_cards": best, "tricks_best": tb, "tricks_played": tp}
+        for t, o, seat, c, cost, best, tb, tp in rows
     }
 
 
@@ -494,10 +608,13 @@ def rich_sections(con, player: str, filters: metrics.Filters | Mapping[str, Any]
 
 __all__ = [
     "CARD_COSTS_STANDIN",
+    "Coaching",
     "LEAK_COLUMNS",
     "LEAK_METRICS",
+    "all_leaks",
     "bid_judgements",
     "card_annotations",
+    "coaching",
     "costliest_cards",
     "ensure_tables",
     "has_card_costs",

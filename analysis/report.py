@@ -427,9 +427,12 @@ def render_hand_replay(
     anchor: str | None = None,
     player_href: Callable[[str | None], str | None] | None = None,
     game_href: str | None = None,
+    card_notes: Mapping[tuple[int, str], Mapping[str, Any]] | None = None,
 ) -> str:
     """HTML of one hand replay (a ``<section>``); every log text escaped; offending cards marked ⚠,
-    the evidence ringed (see :data:`REPLAY_LEGEND`).  ``player_href`` gives the link of a player's
+    the evidence ringed (see :data:`REPLAY_LEGEND`).  ``card_notes``: ``(trick, seat) -> card_costs row``
+    (:func:`spadework.analysis.decisions.card_annotations`): each card played shows its double-dummy cost
+    and, when it cost a trick, the best cards (:data:`DD_LEGEND`).  ``player_href`` gives the link of a player's
     page (names are plain text without it); ``game_href`` links the heading to the game's page."""
     href = player_href or (lambda name: None)
     by_trick_seat: dict[tuple[int, str], list[str]] = defaultdict(list)
@@ -516,7 +519,8 @@ def render_hand_replay(
                 codes = by_trick_seat.get((number, s), [])
                 cls = ' class="badcell"' if codes else ""
                 ev = later_evidence.get((number, s), ())
-                row.append(f"<td{cls}>{card_html(card, codes, lead=(s == leader), evidence=ev) if card else ''}</td>")
+                dd = _dd_note((card_notes or {}).get((number, s))) if card else ""
+                row.append(f"<td{cls}>{card_html(card, codes, lead=(s == leader), evidence=ev) if card else ''}{dd}</td>")
             row.append(f"<td>{esc(winner)}</td>")
             parts.append("<tr>" + "".join(row) + "</tr>")
         parts.append("</table>")
@@ -596,6 +600,7 @@ td.code { font-family: ui-monospace, monospace; }
 .leak { color: #c62828; font-weight: bold; } .strength { color: #2e7d32; font-weight: bold; }
 svg.iv { vertical-align: middle; }
 .differs { color: #b71c1c; }
+.dd { font-size: 0.78em; color: #555; white-space: nowrap; } .dd.cost { color: #c62828; font-weight: bold; }
 @media print {
   @page { size: A4; margin: 11mm; }
   body { font-size: 8.5pt; margin: 0; max-width: none; padding: 0; line-height: 1.25; }
@@ -605,6 +610,8 @@ svg.iv { vertical-align: middle; }
   tr, .stat, figure { break-inside: avoid; }
   .stat { padding: 0.2em 0.6em; } .stat b { font-size: 1.2em; }
   table.print-cap tr:nth-child(n+14) { display: none; }
+  table.print-cap6 tr:nth-child(n+8) { display: none; }
+  section#bids-judged, section#cards-judged { display: none !important; }
   table.findings td:last-child, table.findings th:last-child { display: none; }
   .print-note { display: block !important; }
   a { color: inherit; text-decoration: none; }
@@ -796,6 +803,8 @@ class PlayerContext:
     depth: int = 1
     calibration_spec: dict[str, Any] | None = None
     replays: dict[tuple[str, int], HandReplay] | None = None
+    coaching: Any = None  # spadework.analysis.decisions.Coaching, computed by the first section that needs it
+    dd_replays: dict[tuple[str, int], HandReplay] | None = None
 
 
 Section = tuple[str, str, str]
@@ -923,11 +932,154 @@ def _section_findings(ctx: PlayerContext, player: str) -> Section | None:
     return ("findings", f"Findings ({mine.height})", "\n".join(out))
 
 
+# --- issue 14: bids, nils and cards judged; leaks against the winning players -------------------------
+
+DD_LEGEND = (
+    '<p class="legend"><b>Double dummy.</b> Under each card played, <span class="dd cost">−1</span> is what it '
+    "cost the player's side in tricks against best play by all four with every hand visible, and "
+    '<span class="dd">best</span> the cards that cost nothing; a card without a mark lost nothing.</p>'
+)
+"""What the double-dummy marks of a replay mean."""
+
+
+def _dd_note(note: Mapping[str, Any] | None) -> str:
+    if not note or not note.get("cost"):
+        return ""
+    best = " ".join(card_html(c) for c in str(note.get("best_cards") or "").split())
+    title = esc(f"{note['card']} cost {note['cost']}: {note['tricks_best']} tricks with best play, "
+                f"{note['tricks_played']} after this card")  # fmt: skip
+    return f'<br><span class="dd cost" title="{title}">−{esc(note["cost"])}</span> <span class="dd">best {best}</span>'
+
+
+def _coaching(ctx: PlayerContext):
+    if ctx.coaching is None:
+        from spadework.analysis import decisions
+
+        ctx.coaching = decisions.coaching(ctx.con)
+    return ctx.coaching
+
+
+def _section_winner_leaks(ctx: PlayerContext, player: str) -> Section | None:
+    found = _coaching(ctx).leaks.filter(pl.col("player") == player)
+    if found.is_empty():
+        return None
+    out = [f'<p class="note">Compared with the winning players ({esc(found["winners"][0])}): each gap in the worse '
+           "direction times the player's opportunities, so it counts what the habit cost in its own events (tricks, "
+           "hands, nils, plays) over the season, with a 95% interval; biggest first (the first six on paper).</p>",
+           '<table class="leaks print-cap6"><tr><th>metric</th><th>player</th><th>n</th><th>winners</th>'
+           "<th>leak</th><th>95% interval</th><th>counted in</th></tr>"]  # fmt: skip
+    for r in found.head(10).iter_rows(named=True):
+        kind = r["kind"]
+        cls = ' class="leak"' if r["significant"] and r["leak"] > 0 else (' class="strength"' if r["leak"] < 0 else "")
+        unit = r["leak_unit"] + (f", {r['direction']}" if r["better"] is None and r["direction"] else "")
+        out.append(f"<tr><td title=\"{esc(metrics.REGISTRY[r['metric']].description)}\">{esc(r['title'])}</td>"
+                   f"<td class=num>{_fmt(kind, r['player_value'])}</td><td class=num>{r['player_n']:,}</td>"
+                   f"<td class=num>{_fmt(kind, r['winners_value'])}</td><td class=num><span{cls}>{r['leak']:+.1f}</span></td>"
+                   f"<td class=num>{r['leak_low']:+.1f} to {r['leak_high']:+.1f}</td><td>{esc(unit)}</td></tr>")  # fmt: skip
+    out.append("</table>")
+    return ("winner-leaks", "Leaks against the winning players", "\n".join(out))
+
+
+def _section_bids_judged(ctx: PlayerContext, player: str) -> Section | None:
+    c = _coaching(ctx)
+    t = {r["metric"]: r for r in ctx.table.filter(pl.col("player") == player).iter_rows(named=True)}
+    vs = t.get("bid_vs_hand")
+    if not vs or not vs["player_n"]:
+        return None
+    un = t.get("unsound_nils") or {}
+    cards = [("bid − hand value", f"{vs['player_value']:+.2f}"), ("field", f"{vs['field_value']:+.2f}")
+             if vs["field_value"] is not None else ("field", "–")]  # fmt: skip
+    if un.get("player_n"):
+        cards.append(("unsound nils", f"{un['player_k']} of {un['player_n']}"))
+    body = ['<div class="cards">' + "".join(f'<div class="stat"><b>{esc(v)}</b>{esc(k)}</div>' for k, v in cards) + "</div>"]
+    fit = c.fit
+    body.append(
+        '<p class="note">The hand\'s value is the tricks an average player of this database takes with such '
+        "cards: a count of honours, spade length and short suits, calibrated on every hand (R² "
+        f"{fit.get(('tricks', 'r2'), float('nan')):.2f}, mean error {fit.get(('tricks', 'mae'), float('nan')):.2f} "
+        "tricks). Above 0 the player bids more than the cards are worth. A nil is unsound when the nil model "
+        "gives such a hand less than an even chance.</p>"
+    )
+    link = functools.partial(ctx.links.game, depth=ctx.depth)
+    rows = c.bids.filter(pl.col("player") == player)
+    if not rows.is_empty():
+        body.append('<table class="bids-judged screen-only"><tr><th></th><th>game</th><th>hand</th><th>bid</th>'
+                    "<th>hand value</th><th>bid − value</th><th>taken</th></tr>")  # fmt: skip
+        for r in rows.iter_rows(named=True):
+            body.append(f"<tr><td>{'overbid' if r['kind'] == 'over' else 'underbid'}</td>"
+                        f"<td>{_a(link(r['game_id'], hand=r['hand']), r['game_id'])}</td><td>{r['hand']}</td>"
+                        f"<td class=num>{esc(r['bid'])}</td><td class=num>{r['expected_tricks']:.1f}</td>"
+                        f"<td class=num>{r['bid_error']:+.1f}</td><td class=num>{_dash(r['taken'])}</td></tr>")  # fmt: skip
+        body.append("</table>")
+    nils = c.nils.filter(pl.col("player") == player)
+    if not nils.is_empty():
+        body.append('<table class="nils-judged screen-only"><tr><th>unsound nil</th><th>hand</th><th>chance</th>'
+                    "<th>made</th></tr>")  # fmt: skip
+        for r in nils.iter_rows(named=True):
+            body.append(f"<tr><td>{_a(link(r['game_id'], hand=r['hand']), r['game_id'])}</td><td>{r['hand']}</td>"
+                        f"<td class=num>{100 * r['nil_chance']:.0f}%</td><td>{yes_no(r['taken'] == 0)}</td></tr>")  # fmt: skip
+        body.append("</table>")
+    return ("bids-judged", "Bids and nils against the hand's value", "\n".join(body))
+
+
+def _section_cards_judged(ctx: PlayerContext, player: str) -> Section | None:
+    c = _coaching(ctx)
+    if not c.has_card_costs:
+        return None
+    from spadework.analysis import decisions
+
+    t = {r["metric"]: r for r in ctx.table.filter(pl.col("player") == player).iter_rows(named=True)}
+    acc, lost = t.get("play_accuracy") or {}, t.get("tricks_lost_per_100") or {}
+    if not acc.get("player_n"):
+        return None
+    stats_ = [("play accuracy", _fmt("rate", acc["player_value"])), ("field", _fmt("rate", acc.get("field_value"))),
+              ("tricks lost / 100 cards", _fmt("mean", lost.get("player_value"))),
+              ("field", _fmt("mean", lost.get("field_value")))]  # fmt: skip
+    body = ['<div class="cards">' + "".join(f'<div class="stat"><b>{v}</b>{esc(k)}</div>' for k, v in stats_) + "</div>"]
+    body.append('<p class="note">Each card against double-dummy best play (every hand visible, as no player '
+                "sees them): accuracy is the share of cards that lost nothing, forced ones included.</p>")  # fmt: skip
+    worst = c.cards.filter(pl.col("player") == player)
+    if worst.is_empty():
+        return ("cards-judged", "Card play against double dummy", "\n".join(body))
+    if ctx.dd_replays is None:  # every player's costliest hands in one go
+        wanted = c.cards.select("game_id", "hand").unique(maintain_order=True).rows()
+        ctx.dd_replays = {(r.game_id, r.hand): r for r in hand_replays(ctx.con, wanted)}
+    link = functools.partial(ctx.links.game, depth=ctx.depth)
+    body.append('<table class="costliest"><tr><th>game</th><th>hand</th><th>trick</th><th>card</th><th>cost</th>'
+                "<th>best</th><th>replay</th></tr>")  # fmt: skip
+    anchors = {k: f"dd-{i}" for i, k in enumerate(worst.select("game_id", "hand").unique(maintain_order=True).rows())}
+    for r in worst.iter_rows(named=True):
+        best = " ".join(card_html(x) for x in str(r["best_cards"] or "").split())
+        body.append(f"<tr><td>{_a(link(r['game_id'], hand=r['hand']), r['game_id'])}</td><td>{r['hand']}</td>"
+                    f"<td>{r['trick']}</td><td>{card_html(r['card'])}</td><td class=num>−{r['cost']}</td>"
+                    f"<td>{best}</td><td>{_a('#' + anchors[(r['game_id'], r['hand'])], 'replay')}</td></tr>")  # fmt: skip
+    body.append("</table>")
+    body.append(f'<div class="replays">{DD_LEGEND}')
+    href = functools.partial(ctx.links.player, depth=ctx.depth)
+    shown: set[tuple[str, int]] = set()
+    for r in worst.iter_rows(named=True):
+        key = (r["game_id"], r["hand"])
+        rep = ctx.dd_replays.get(key)
+        if rep is None or key in shown:
+            continue
+        shown.add(key)
+        notes = {(t_, n["seat"]): n for (t_, _), n in decisions.card_annotations(ctx.con, *key).items()}
+        summary = f"game {key[0]} · hand {key[1]} · trick {r['trick']}: {r['card']} cost {r['cost']}"
+        body.append(f'<details class="hand" id="{anchors[key]}"><summary>{esc(summary)}</summary>')
+        body.append(render_hand_replay(rep, player_href=href, game_href=link(key[0], hand=key[1]), card_notes=notes))
+        body.append("</details>")
+    body.append("</div>")
+    return ("cards-judged", "Card play against double dummy", "\n".join(body))
+
+
 PLAYER_SECTIONS: list[Callable[[PlayerContext, str], Section | None]] = [
     _section_results,
     _section_leaks,
     _section_tendencies,
     _section_calibration,
+    _section_winner_leaks,
+    _section_bids_judged,
+    _section_cards_judged,
     _section_findings,
 ]
 """The sections of a player's page, in order: each is called with the :class:`PlayerContext` and the

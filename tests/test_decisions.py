@@ -241,7 +241,9 @@ def test_card_annotations_and_charts(con):
     notes = decisions.card_annotations(con, "G2", 1)
     assert len(notes) == 52
     # trick 10: E leads KD, S 8D, W 9D, N plays TH (play_order 4) at a cost of 2
-    assert notes[(10, 4)] == {"card": "TH", "cost": 2, "best_cards": "AS KS", "tricks_best": 5, "tricks_played": 3}
+    assert notes[(10, 4)] == {
+        "seat": "N", "card": "TH", "cost": 2, "best_cards": "AS KS", "tricks_best": 5, "tricks_played": 3,
+    }  # fmt: skip
     assert decisions.card_annotations(con, "G1", 1) == {}
     spec = decisions.leak_chart(
         decisions.leaks(con, "bo", winning=["ana"], names=("play_accuracy", "tricks_lost_per_100"), min_n=1)
@@ -264,3 +266,37 @@ def test_winners_and_leaks_on_a_small_database(con):
     none = decisions.leaks(con, "bo", {"event": "League"}, min_n=1)
     assert none.is_empty() and none.columns == list(decisions.LEAK_COLUMNS)
     assert "no other player has a finished game" in decisions.rich_sections(con, "bo", {"event": "League"})[0]
+
+
+def test_all_leaks_equal_each_players_own(sample):
+    from polars.testing import assert_frame_equal
+
+    every = decisions.all_leaks(sample)
+    assert set(every["player"]) == set(metrics.players(sample))
+    for p in ("bo", "ana", "di"):  # a player, a winner (compared with the next best), the nil lover
+        assert_frame_equal(every.filter(pl.col("player") == p).drop("player"), decisions.leaks(sample, p),
+                           check_exact=False, rel_tol=1e-9)  # fmt: skip
+
+
+def test_player_page_shows_the_judged_decisions():
+    from spadework.analysis import report
+
+    c = metrics_fixture.build(evil_name=True)
+    _card_costs(c)
+    ctx = report.player_context(c)
+    page = report.player_page_html(ctx, "bo")
+    for heading in ("Leaks against the winning players", "Bids and nils against the hand&#x27;s value",
+                    "Card play against double dummy"):  # fmt: skip
+        assert f"<h2>{heading}" in page
+    # bo's costliest card: 3S in trick 4 of G2, cost 1, best AS KS; the replay marks it under the card
+    assert 'class="costliest"' in page and "−1</td>" in page
+    assert '<span class="dd cost" title="3S cost 1: 5 tricks with best play, 4 after this card">−1</span>' in page
+    assert page.count('class="dd cost" title=') == 3  # the hand's three costly cards, each marked in the replay
+    assert "Double dummy." in page
+    # the player named like a script tag is text everywhere, also in the new sections
+    evil = report.player_page_html(ctx, "<script>alert(1)</script>")
+    assert "<script>alert(1)</script>" not in evil and "&lt;script&gt;alert(1)&lt;/script&gt;" in evil
+    # without card costs the card section is left out
+    c2 = metrics_fixture.build()
+    page2 = report.player_page_html(report.player_context(c2), "bo")
+    assert "Card play against double dummy" not in page2 and "Leaks against the winning players" in page2
