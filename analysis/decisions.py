@@ -460,6 +460,42 @@ def card_annotations(con, game_id: str, hand: int) -> dict[tuple[int, int], dict
     }
 
 
+def leak_table(df: pl.DataFrame, limit: int | None = 12) -> pl.DataFrame:
+    """:func:`leaks` as a reader sees it (a notebook table): ``Metric, Player, n, Winners, Leak, 95% low,
+    95% high, Counted in, Direction, Significant``; rates in per cent, everything rounded."""
+    pct = pl.col("kind") == "rate"
+
+    def val(c: str) -> pl.Expr:
+        return pl.when(pct).then((100 * pl.col(c)).round(1)).otherwise(pl.col(c).round(2))
+
+    out = df.select(
+        pl.col("title").alias("Metric"),
+        val("player_value").alias("Player"),
+        pl.col("player_n").alias("n"),
+        val("winners_value").alias("Winners"),
+        pl.col("leak").round(1).alias("Leak"),
+        pl.col("leak_low").round(1).alias("95% low"),
+        pl.col("leak_high").round(1).alias("95% high"),
+        pl.col("leak_unit").alias("Counted in"),
+        pl.when(pl.col("better").is_null()).then(pl.col("direction")).otherwise(pl.lit("")).alias("Direction"),
+        pl.col("significant").alias("Significant"),
+    )
+    return out if limit is None else out.head(limit)
+
+
+def replay_html(con, game_id: str, hand: int, standalone: bool = True) -> str:
+    """One hand's replay (:func:`spadework.analysis.report.render_hand_replay`) with every card marked by
+    its double-dummy cost and the best cards (``card_costs``), for a notebook's ``IPython.display.HTML``;
+    ``standalone`` adds the report's CSS and both legends."""
+    from spadework.analysis import report
+
+    notes = {(t, n["seat"]): n for (t, _), n in card_annotations(con, game_id, hand).items()}
+    body = report.render_hand_replay(report.hand_replay(con, game_id, hand), card_notes=notes)
+    if not standalone:
+        return body
+    return f"<style>{report.CSS}</style>{report.REPLAY_LEGEND}{report.DD_LEGEND}{body}"
+
+
 # --------------------------------------------------------------------------------------------
 # Charts (Altair, from the aggregated frames above; data inline, as spadework.analysis.charts does)
 
@@ -619,9 +655,11 @@ __all__ = [
     "ensure_tables",
     "has_card_costs",
     "leak_chart",
+    "leak_table",
     "leaks",
     "nil_judgements",
     "player_metric_chart",
+    "replay_html",
     "rich_costliest",
     "rich_leaks",
     "rich_sections",

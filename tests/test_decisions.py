@@ -300,3 +300,13 @@ def test_player_page_shows_the_judged_decisions():
     c2 = metrics_fixture.build()
     page2 = report.player_page_html(report.player_context(c2), "bo")
     assert "Card play against double dummy" not in page2 and "Leaks against the winning players" in page2
+
+
+def test_leak_table_and_replay_for_notebooks(con):
+    t = decisions.leak_table(decisions.leaks(con, "bo", winning=["ana"], names=("play_accuracy", "bid_bias"), min_n=1))
+    assert t.columns == ["Metric", "Player", "n", "Winners", "Leak", "95% low", "95% high", "Counted in",
+                         "Direction", "Significant"]  # fmt: skip
+    acc = t.filter(pl.col("Metric") == "Play accuracy").row(0, named=True)
+    assert (acc["Player"], acc["n"], acc["Winners"]) == (92.3, 13, 92.3)  # 12 of 13 cards, both
+    html = decisions.replay_html(con, "G2", 1)
+    assert "Double dummy." in html and html.count('class="dd cost" title=') == 3 and "<style>" in html
