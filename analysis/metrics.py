@@ -1221,7 +1221,8 @@ def findings(con, filters: Filters | Mapping[str, Any] | None = None) -> pl.Data
                    any_value(table_name) AS table_name, any_value(round) AS round, any_value(ruleset) AS ruleset
             FROM {src} GROUP BY game_id, hand
         ), v AS (
-            SELECT v.*, hc.event, hc.date, hc.table_name, hc.round, hc.ruleset, sp.player
+            SELECT v.game_id, v.hand, v.trick, v.seat, v.card, v.side, v.code, v.message, v.field, v.recorded,
+                   v.expected, hc.event, hc.date, hc.table_name, hc.round, hc.ruleset, sp.player
             FROM violations v
             LEFT JOIN hc ON hc.game_id = v.game_id AND hc.hand = v.hand
             LEFT JOIN {src} sp ON sp.game_id = v.game_id AND sp.hand = v.hand AND sp.seat = v.seat

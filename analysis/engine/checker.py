@@ -29,6 +29,7 @@ from spadework.analysis.engine.findings import (
     RULES_INVALID,
     RULES_MIXED,
     SCORE_MISMATCH,
+    CheckError,
     ErrorPolicy,
     Finding,
     FindingList,
@@ -421,6 +422,7 @@ def check_game(
     prev: HandRecord | None = None
     fixed = rs.fixed_dealer
     for i, rec in enumerate(recs):
+        findings.players = rec.players  # findings name the player at their seat (findings.FindingList)
         h = rec.hand
         # a hand missing before this one (RULES.md section 7, "Gaps in the record")
         missing = list(range(prev.hand + 1, h)) if prev is not None else []
@@ -460,13 +462,16 @@ def check_game(
         totals_before = official.totals
         bags_before = official.bags
         bid_totals = totals_before if check_score else _recorded_before(rec)
-        replay = replay_hand(
-            rec,
-            rs,
-            score_before=None if bid_totals is None else (_int(bid_totals[0]), _int(bid_totals[1])),
-            scores_known=bid_totals is not None,
-            policy=findings.policy,
-        )
+        try:
+            replay = replay_hand(
+                rec,
+                rs,
+                score_before=None if bid_totals is None else (_int(bid_totals[0]), _int(bid_totals[1])),
+                scores_known=bid_totals is not None,
+                policy=findings.policy,
+            )
+        except CheckError as exc:  # under "raise": the finding names its player as the collected ones do
+            raise CheckError(exc.finding.named(rec.players)) from None
         findings.extend(replay.findings)
         if not replay.score_known:
             check_score = False
