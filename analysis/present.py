@@ -207,3 +207,102 @@ class ProgressBar:
     def advance(self, n: int = 1) -> None:
         if self._bar is not None and self._task is not None:
             self._bar.advance(self._task, n)
+
+
+# --------------------------------------------------------------------------------------------
+# Tables for notebooks: rounded, labelled, nothing cut off
+
+
+def format_cell(kind: str, value: Any) -> str:
+    """A value as a table shows it: ``rate`` in per cent with one decimal, ``mean`` with two decimals,
+    ``signed`` with a sign, ``int`` with thousands separators, ``pts`` a rate difference in points,
+    ``yesno`` as yes/no, ``text`` as it is; ``–`` for none or NaN."""
+    import math
+
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if kind == "rate":
+        return f"{100 * value:.1f}%"
+    if kind == "pts":
+        return f"{100 * value:+.1f} pts"
+    if kind == "mean":
+        return f"{value:.2f}"
+    if kind == "signed":
+        return f"{value:+.2f}"
+    if kind == "int":
+        return f"{int(value):,}"
+    if kind == "yesno":
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        return " & ".join(str(v) for v in value)
+    return str(value)
+
+
+class Table:
+    """A frame shown the way a person reads it: chosen columns with labels, every value rounded
+    (:func:`format_cell`), no column or row cut off, log text escaped, and rows of one player
+    highlighted.  Notebooks display it (``_repr_html_``); ``str()`` gives plain text.
+
+    ``rows``: a polars frame or dicts; ``columns``: ``(column, label, kind)`` triples;
+    ``highlight``: ``(column, value)``: rows whose column equals (or, for a list, holds) the value
+    are marked; ``title`` and ``note`` go above and below.
+    """
+
+    def __init__(self, rows, columns, title: str | None = None, note: str | None = None,
+                 highlight: tuple[str, Any] | None = None) -> None:  # fmt: skip
+        self.rows = rows.to_dicts() if hasattr(rows, "to_dicts") else [dict(r) for r in rows]
+        self.columns = list(columns)
+        self.title = title
+        self.note = note
+        self.highlight = highlight
+
+    def _marked(self, row: dict[str, Any]) -> bool:
+        if self.highlight is None or self.highlight[1] is None:
+            return False
+        col, value = self.highlight
+        cell = row.get(col)
+        return value in cell if isinstance(cell, (list, tuple)) else cell == value
+
+    def cells(self) -> list[list[str]]:
+        """The formatted cells, row by row."""
+        return [[format_cell(kind, r.get(col)) for col, _, kind in self.columns] for r in self.rows]
+
+    def _repr_html_(self) -> str:
+        import html
+
+        e = lambda v: html.escape(str(v), quote=True)  # noqa: E731
+        out = []
+        if self.title:
+            out.append(f"<h4>{e(self.title)}</h4>")
+        right = {"rate", "pts", "mean", "signed", "int"}
+        out.append('<table class="spadework"><thead><tr>'
+                   + "".join(f"<th style=\"text-align:{'right' if k in right else 'left'}\">{e(label)}</th>"
+                             for _, label, k in self.columns) + "</tr></thead><tbody>")  # fmt: skip
+        for r, cells in zip(self.rows, self.cells()):
+            style = ' style="background:#ffebee;font-weight:bold"' if self._marked(r) else ""
+            tds = "".join(f"<td style=\"text-align:{'right' if k in right else 'left'}"
+                          f"{';white-space:nowrap' if k in right or len(c) < 40 else ''}\">{e(c)}</td>"
+                          for (_, _, k), c in zip(self.columns, cells))  # fmt: skip
+            out.append(f"<tr{style}>{tds}</tr>")
+        out.append("</tbody></table>")
+        if self.note:
+            out.append(f'<p style="color:#666;font-size:0.9em">{e(self.note)}</p>')
+        return "\n".join(out)
+
+    def __str__(self) -> str:
+        from rich.console import Console
+        from rich.table import Table as RichTable
+        from rich.text import Text
+
+        t = RichTable(title=self.title)
+        for _, label, kind in self.columns:
+            t.add_column(label, justify="right" if kind in ("rate", "pts", "mean", "signed", "int") else "left")
+        for r, cells in zip(self.rows, self.cells()):
+            t.add_row(*[Text(c) for c in cells], style="bold" if self._marked(r) else "")
+        console = Console(width=200, record=True, file=__import__("io").StringIO())
+        console.print(t)
+        if self.note:
+            console.print(Text(self.note))
+        return console.export_text()
+
+    __repr__ = __str__
