@@ -566,10 +566,14 @@ def mismatch_table(df: pl.DataFrame, title: str = "Score mismatches"):
     return Table(df, cols, title=title, note=note)
 
 
-def first_finding_hand(con, player: str | None = None,
-                       filters: metrics.Filters | Mapping[str, Any] | None = None) -> tuple[str, int] | None:  # fmt: skip
-    """``(game_id, hand)`` of the first finding at ``player``'s seat (else of any finding) to replay."""
-    for f in ({**metrics.Filters.of(filters).to_dict(), "player": player} if player else None, filters):
+def first_finding_hand(con, player: str | None = None, filters: metrics.Filters | Mapping[str, Any] | None = None,
+                       fallback: bool = True) -> tuple[str, int] | None:  # fmt: skip
+    """``(game_id, hand)`` of the first finding at ``player``'s seat (with ``fallback``, else of any
+    finding) to replay; ``None`` when there is none."""
+    tries = [{**metrics.Filters.of(filters).to_dict(), "player": player}] if player else []
+    if fallback or not player:
+        tries.append(filters)
+    for f in tries:
         df = metrics.findings(con, f).filter(pl.col("hand").is_not_null())
         if not df.is_empty():
             r = df.row(0, named=True)
