@@ -215,10 +215,19 @@ def _open_db(db: Path | None, read_only: bool = False):
         err.print(f"error: {db}: no such database (create it with `spadework load ... --db {db}`)")
         raise typer.Exit(EXIT_BAD_INPUT)
     try:
-        return connect(db, read_only=read_only)
+        con = connect(db, read_only=read_only)
     except Exception as exc:  # duckdb raises its own IOException family
         err.print(f"error: cannot open database {db}: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    try:  # typer carries its own click
+        from typer._click.globals import get_current_context
+    except ImportError:  # pragma: no cover - an older typer on click
+        from click import get_current_context
+
+    ctx = get_current_context(silent=True)
+    if ctx is not None:  # closed when the command ends, so the next command (in this process too) can open it
+        ctx.call_on_close(con.close)
+    return con
 
 
 def _load(con, paths: list[Path], fmt: str | None, quiet: bool, engine: str = "replay"):
@@ -471,12 +480,39 @@ def report(
     static: Annotated[bool, typer.Option("--static", help="Charts as inline SVG without any script.")] = False,
 ) -> None:
     """Write a static HTML report: summary, every finding with a trick-by-trick replay of its hand, the score
-    mismatches and the charts.  The page needs no network; all text from the logs is escaped."""
+    mismatches and the charts.  The page needs no network; all text from the logs is escaped.
+
+    The report reads what `spadework check` wrote, and opens the database read-only: when the database was
+    loaded after its last check (or never checked, or the check did not finish) it writes nothing and
+    exits 2, saying to run `spadework check --db FILE` first.  Otherwise the exit status is check's:
+    0 when the report holds no finding, 1 when it holds findings (2 when a log's rules could not be read).
+    """
     from spadework.analysis.report import build_report
 
     con = _open_db(db, read_only=True)
-    path = build_report(con, out_dir, interactive=not static)
-    out.print(f"Report written to {path}")
+    try:
+        _require_checked(con, db)
+        path = build_report(con, out_dir, interactive=not static)
+        from spadework.analysis.present import findings_by_code
+
+        total = sum(n for _, n in findings_by_code(con))
+        status = _exit_for_findings(con)
+    finally:
+        con.close()  # read-only: let a `check` in the same process open it again
+    out.print(f"Report written to {path} ({_n(total, 'finding')})")
+    raise typer.Exit(status)
+
+
+def _require_checked(con, db: Path) -> None:
+    """Exit 2 with the library's sentence (naming `spadework check`) when the derived tables are
+    missing or older than the loaded ones (:func:`spadework.parsers.state.require_checked`)."""
+    from spadework.parsers.state import NotChecked, require_checked
+
+    try:
+        require_checked(con, str(db))
+    except NotChecked as exc:
+        err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
 @app.command()
@@ -484,11 +520,20 @@ def stats(
     db: Annotated[Path, typer.Option("--db", help="A checked database (default: the sample season).")] = Path("data/sample/season.duckdb"),
     player: Annotated[Optional[str], typer.Option("--player", help="One player's tendencies against the field; without it, every player.")] = None,
 ) -> None:
-    """Print a player's tendencies against the field: each metric with n and its interval, biggest gaps flagged."""
+    """Print a player's tendencies against the field: each metric with n and its interval, biggest gaps flagged.
+
+    Reads what `spadework check` wrote (the sample season's database is built on first use): a database
+    loaded after its last check, or never checked, is an error (exit 2) saying to run
+    `spadework check --db FILE` first.
+    """
     from spadework.analysis import coach
+    from spadework.parsers.state import NotChecked
 
     try:
         con = coach.open_database(db)
+    except NotChecked as exc:
+        err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
     except FileNotFoundError as exc:
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
@@ -503,6 +548,8 @@ def stats(
     except ValueError as exc:  # unknown player: the message lists the known ones
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    finally:
+        con.close()
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

@@ -29,6 +29,7 @@ from spadework.parsers.io import display_name, walk
 from spadework.parsers.model import Bid, HandRecord, LoadError, SideScore, Trick
 from spadework.parsers.schema import LOADED_TABLES, create_tables
 from spadework.parsers.seats import SEATS, SIDES, Seat, Side
+from spadework.parsers.state import mark_loaded
 
 BATCH_HANDS = 5000
 """Hands buffered before a batch is written."""
@@ -310,6 +311,7 @@ def load_items(
     seen: dict[tuple[str, int], int | None] = {}
     con.execute("BEGIN TRANSACTION")
     try:
+        mark_loaded(con)  # readers of the derived tables now know a check is due (spadework.parsers.state)
         _forget_file(con, source)
         others = con.execute("SELECT count(*) FROM hands WHERE source_file <> ?", [source]).fetchall()[0][0] > 0
         pending: list[HandRecord] = []

@@ -47,6 +47,7 @@ from spadework.analysis.engine.fast.check import PACKED_DDL, packed_from_stage_s
 from spadework.parsers import formats
 from spadework.parsers.io import open_binary, strip_gz, walk
 from spadework.parsers.model import HandRecord, LoadError
+from spadework.parsers.state import mark_loaded
 
 # The Python loader's pieces we reuse so the rows are the same by construction.
 from spadework.parsers.db import (  # noqa: F401  (FileResult, LoadSummary re-exported for callers)
@@ -843,6 +844,7 @@ def _load_jsonl_file(
     result = FileResult(source, "jsonl")
     _x(con, "misc", "BEGIN TRANSACTION")
     try:
+        mark_loaded(con)  # before any row of the file changes (the chunks commit on their own)
         _forget_packed(con, source)
         _forget_file(con, source)
         fs = _FileState(others=_x(con, "misc", "SELECT count(*) > 0 FROM hands")[0][0])
@@ -898,6 +900,7 @@ def _load_jsonl_file(
             result.warnings += r.warnings
         _x(con, "misc", "BEGIN TRANSACTION")
         try:
+            mark_loaded(con)
             _settle_file(con, path, source, result, fs)
             if result.hands + result.errors == 0:
                 _insert_python(con, _Batch(), [LoadError(source, 0, "the file holds no hands (it is empty or blank)", "")])
@@ -909,6 +912,7 @@ def _load_jsonl_file(
     except BaseException:
         chunks.close()
         _x(con, "misc", "BEGIN TRANSACTION")
+        mark_loaded(con)
         _forget_packed(con, source)
         _forget_file(con, source)
         _x(con, "misc", "COMMIT")
@@ -952,6 +956,9 @@ def load_fast(
     counts and checksums of the loaded tables and ``fast_hands``.  ``check_fast`` uses
     ``fast_hands`` only while the checksums still match, so a database changed by anything
     else is checked from its tables.
+
+    Like every loader it records a new load generation (:func:`spadework.parsers.state.mark_loaded`)
+    in the first transaction of each file, so readers of the derived tables know a check is due.
     """
     summary = LoadSummary()
     paths = list(paths)

@@ -1,0 +1,215 @@
+"""Issue 11 items 5-9: answers a director and a script can trust.
+
+- no silently stale answer: report, stats, the notebooks' loader and the metrics refuse a database
+  loaded after its last check (or never checked, or whose check stopped part way), whichever engine
+  wrote it;
+- CSV output is safe in a spreadsheet and round-trips names exactly;
+- exit codes survive a closed pipe, report follows the exit codes, a file named twice is one file;
+- logs saved as UTF-16/UTF-32, cut-off gzip files, rejected records grouped by reason, many small
+  files loaded in batches with the one-file-at-a-time results;
+- the README's SQL runs, the benchmark writes its results file only when asked, simulate names its
+  real option.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from conftest import ROOT
+from spadework.analysis.cli import app
+from spadework.parsers import db, scoresheet
+from spadework.parsers.state import FRESH, MISSING, STALE, NotChecked, derived_state
+
+runner = CliRunner()
+DATA = ROOT / "data"
+CLEAN = DATA / "club_night.jsonl"  # 8 hands, no finding
+RENEGE = DATA / "club_night.spn"  # 7 hands: one renege and one wrong total
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def cli(*args, **kw) -> subprocess.CompletedProcess:
+    """The real command in its own process (``python -m spadework.analysis.cli``)."""
+    return subprocess.run([sys.executable, "-m", "spadework.analysis.cli", *map(str, args)], capture_output=True, text=True, **kw)
+
+
+# --- 5. never a silently stale answer --------------------------------------------------------------
+
+
+def test_report_after_load_without_check_stops_with_exit_2(tmp_path):
+    dbf = tmp_path / "club.duckdb"
+    assert run("load", RENEGE, "--db", dbf).exit_code == 0
+    r = run("report", "--db", dbf, "--out", tmp_path / "rep")
+    assert r.exit_code == 2, r.output
+    assert "has not been checked" in r.output and f"run `spadework check --db {dbf}` first" in r.output
+    assert not (tmp_path / "rep" / "index.html").exists()
+    assert run("check", "--db", dbf).exit_code == 1
+    r = run("report", "--db", dbf, "--out", tmp_path / "rep")
+    assert r.exit_code == 1, r.output  # the report holds the renege: exit status as check's
+    assert "(2 findings)" in r.output
+    assert "RENEGE" in (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_load_after_the_check_makes_readers_stop(tmp_path):
+    dbf = tmp_path / "club.duckdb"
+    run("load", CLEAN, "--db", dbf)
+    assert run("check", "--db", dbf).exit_code == 0
+    assert run("report", "--db", dbf, "--out", tmp_path / "rep").exit_code == 0
+    assert run("load", RENEGE, "--db", dbf).exit_code == 0  # the renege is not checked yet
+    for args in (("report", "--db", dbf, "--out", tmp_path / "rep2"), ("stats", "--db", dbf)):
+        r = run(*args)
+        assert r.exit_code == 2, (args, r.output)
+        assert "was loaded after its last check" in r.output and "spadework check --db" in r.output
+    assert run("check", "--db", dbf).exit_code == 1
+    assert run("report", "--db", dbf, "--out", tmp_path / "rep2").exit_code == 1
+    assert run("stats", "--db", dbf).exit_code == 0
+
+
+def test_stats_on_an_unchecked_database_is_a_sentence_not_a_traceback(tmp_path):
+    dbf = tmp_path / "club.duckdb"
+    run("load", CLEAN, "--db", dbf)
+    p = cli("stats", "--db", dbf)
+    assert p.returncode == 2, p.stderr
+    assert "Traceback" not in p.stderr + p.stdout
+    assert "has not been checked" in p.stderr and "spadework check --db" in p.stderr
+
+
+def test_stats_on_a_checked_season_without_a_finished_game(tmp_path):
+    # 8 hands, no game reaches its target: win_rate has no rows (this printed a traceback)
+    dbf = tmp_path / "club.duckdb"
+    run("load", CLEAN, "--db", dbf)
+    run("check", "--db", dbf)
+    r = run("stats", "--db", dbf)
+    assert r.exit_code == 0, r.output
+    assert "ana" in r.output
+
+
+def _broken_check(monkeypatch, after_games: int):
+    """Make the reference checker fail after ``after_games`` games (a crash half way)."""
+    from spadework.analysis.engine import checker
+
+    real = checker.check_game
+    calls = {"n": 0}
+
+    def flaky(*a, **kw):
+        calls["n"] += 1
+        if calls["n"] > after_games:
+            raise RuntimeError("the machine went down")
+        return real(*a, **kw)
+
+    monkeypatch.setattr(checker, "check_game", flaky)
+
+
+def test_a_check_that_fails_part_way_leaves_the_database_stale(tmp_path, monkeypatch):
+    from spadework.analysis import metrics
+    from spadework.analysis.engine.checker import check_db
+
+    con = db.connect(tmp_path / "x.duckdb")
+    db.load_files(con, [CLEAN])
+    assert derived_state(con) == MISSING
+    check_db(con)
+    assert derived_state(con) == FRESH
+    assert metrics.summary(con)["findings"] == 0
+    db.load_files(con, [RENEGE])
+    assert derived_state(con) == STALE
+    with monkeypatch.context() as m:
+        _broken_check(m, after_games=1)
+        with pytest.raises(RuntimeError):
+            check_db(con)
+    assert derived_state(con) == STALE  # the old tables say "0 findings" of a log holding a renege
+    with pytest.raises(NotChecked, match="loaded after its last check"):
+        metrics.summary(con)
+    check_db(con)
+    assert derived_state(con) == FRESH
+    assert metrics.summary(con)["findings"] == 2
+
+
+def test_a_first_check_that_fails_part_way_leaves_nothing_to_read(tmp_path, monkeypatch):
+    from spadework.analysis.engine.checker import check_db
+
+    con = db.connect(tmp_path / "x.duckdb")
+    db.load_files(con, [CLEAN, RENEGE])
+    _broken_check(monkeypatch, after_games=2)
+    with pytest.raises(RuntimeError):
+        check_db(con)
+    assert derived_state(con) == MISSING
+
+
+def test_the_fast_engine_keeps_the_same_state(tmp_path):
+    from spadework.analysis.engine.fast import check_fast, load_fast, validate_fast
+
+    con = db.connect(tmp_path / "x.duckdb")
+    load_fast(con, [CLEAN])
+    assert derived_state(con) == MISSING
+    check_fast(con)
+    assert derived_state(con) == FRESH
+    load_fast(con, [DATA / "sample" / "season.jsonl"])
+    assert derived_state(con) == STALE
+    db.load_files(con, [RENEGE])  # the reference loader after a fast check
+    check_fast(con)
+    assert derived_state(con) == FRESH
+    db.load_files(con, [RENEGE])  # loading the same file again is a load too
+    assert derived_state(con) == STALE
+    validate_fast(con, [CLEAN])
+    assert derived_state(con) == FRESH
+
+
+def test_check_engines_on_the_command_line_mark_the_check(tmp_path):
+    for engine in ("fast", "replay"):
+        dbf = tmp_path / f"{engine}.duckdb"
+        run("load", RENEGE, "--db", dbf, "--engine", engine)
+        assert run("report", "--db", dbf, "--out", tmp_path / engine).exit_code == 2
+        run("check", "--db", dbf, "--engine", engine)
+        assert run("report", "--db", dbf, "--out", tmp_path / engine).exit_code == 1
+
+
+def test_the_notebooks_loader_refuses_an_unchecked_database(tmp_path):
+    from spadework.analysis import coach
+
+    path = tmp_path / "club.duckdb"
+    con = db.connect(path)
+    db.load_files(con, [RENEGE])
+    con.close()
+    with pytest.raises(NotChecked, match=r"run `spadework check --db .*club\.duckdb` first"):
+        coach.open_database(path)
+    run("check", "--db", path)
+    c = coach.open_database(path)
+    assert c.execute("SELECT count(*) FROM violations WHERE code = 'RENEGE'").fetchone()[0] == 1
+    c.close()
+
+
+def test_a_database_from_before_the_state_table_is_judged_by_its_contents():
+    import metrics_fixture
+
+    from spadework.analysis import metrics
+
+    con = metrics_fixture.build()  # written by hand, like a database of an older spadework
+    assert derived_state(con) == FRESH
+    assert metrics.summary(con)["findings"] == 3
+    con.execute("INSERT INTO hands (game_id, hand, source_file) VALUES ('G9', 1, 'late.jsonl')")
+    assert derived_state(con) == STALE
+    with pytest.raises(NotChecked):
+        metrics.run(con, "hands")
+    con.execute("DELETE FROM games")
+    assert derived_state(con) == MISSING
+
+
+def test_an_empty_database_is_fresh():
+    con = db.connect()
+    assert derived_state(con) == FRESH
+
+
