@@ -574,13 +574,49 @@ def bench(ctx: typer.Context) -> None:
     raise typer.Exit(mod.main(args))
 
 
+class _ReaderGone:
+    """Standard output that, once its reader has gone (`spadework validate ... | head -1`), throws the rest
+    away instead of failing, so the command finishes and exits with the status it would have given."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+        self.gone = False
+
+    def _lost(self) -> None:
+        if not self.gone:
+            self.gone = True
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, self._stream.fileno())  # what is still buffered drains into nothing
+            finally:
+                os.close(devnull)
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._lost()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._lost()
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
 def main() -> None:
-    """Entry point of the ``spadework`` console command."""
-    try:
-        app()
-    except BrokenPipeError:  # `spadework validate ... | head`
-        sys.stderr.close()
-        os._exit(0)
+    """Entry point of the ``spadework`` console command.
+
+    A closed pipe on standard output (``| head``) does not change the exit status: the command runs
+    to its end with its output thrown away, and exits as it would have.
+    """
+    if not isinstance(sys.stdout, _ReaderGone) and sys.stdout is not None:
+        sys.stdout = _ReaderGone(sys.stdout)  # type: ignore[assignment]
+    app()
 
 
 if __name__ == "__main__":

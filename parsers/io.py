@@ -81,20 +81,44 @@ def display_name(path: str | os.PathLike[str]) -> str:
     return full if rel.startswith("..") else rel
 
 
-def walk(paths: list[str | os.PathLike[str]]) -> Iterator[Path]:
-    """Every file under the given files and folders, folders recursively, in sorted order.
+def file_identity(path: str | os.PathLike[str]) -> tuple[int, int] | str:
+    """What makes two paths one file: device and inode (so a symbolic link, ``a/../b`` and ``./b``
+    are the file they lead to), or the real path where the system gives no inode."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return os.path.realpath(path)
+    if st.st_ino:
+        return (st.st_dev, st.st_ino)
+    return os.path.realpath(path)
 
+
+def walk(paths: list[str | os.PathLike[str]]) -> Iterator[Path]:
+    """Every file under the given files and folders, folders recursively, in sorted order, each once.
+
+    A file named twice (twice on the command line, in a folder given and by itself, or under two
+    spellings or through a link) comes out once, where it is first met.
     Hidden files and folders (starting with ``.``) inside a folder are skipped.
     Raises ``FileNotFoundError`` for a path that does not exist.
     """
+    seen: set[tuple[int, int] | str] = set()
+
+    def first_time(path: Path) -> bool:
+        key = file_identity(path)
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
     for p in paths:
         path = Path(p)
         if path.is_dir():
             for sub in sorted(path.rglob("*")):
                 rel = sub.relative_to(path)
-                if sub.is_file() and not any(part.startswith(".") for part in rel.parts):
+                if sub.is_file() and not any(part.startswith(".") for part in rel.parts) and first_time(sub):
                     yield sub
         elif path.exists():
-            yield path
+            if first_time(path):
+                yield path
         else:
             raise FileNotFoundError(f"{p}: no such file or folder")

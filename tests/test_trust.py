@@ -282,3 +282,48 @@ def test_simulated_score_sheets_are_read_back_as_written(tmp_path):
     assert recs and all(not isinstance(r, Exception) for r in recs)
 
 
+# --- 7. exit codes and counts a script can rely on ----------------------------------------------------
+
+
+def _status_with_closed_pipe(*args) -> int:
+    """The exit status of the command when its reader has gone before it writes (`| head -0`)."""
+    r, w = os.pipe()
+    os.close(r)  # nobody reads: every write fails with EPIPE
+    try:
+        p = subprocess.run([sys.executable, "-m", "spadework.analysis.cli", *map(str, args)], stdout=w, stderr=subprocess.PIPE)
+    finally:
+        os.close(w)
+    assert b"Traceback" not in p.stderr, p.stderr.decode()
+    return p.returncode
+
+
+def test_a_closed_pipe_keeps_the_exit_status(tmp_path):
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text("".join(f"not json {i}\n" for i in range(3000)), encoding="utf-8")
+    assert cli("validate", junk).returncode == 2
+    assert _status_with_closed_pipe("validate", junk) == 2
+    assert _status_with_closed_pipe("validate", junk, "--json") == 2
+    assert _status_with_closed_pipe("validate", RENEGE) == 1
+    assert _status_with_closed_pipe("validate", CLEAN) == 0
+
+
+def test_head_gets_the_first_line_and_the_pipeline_the_status(tmp_path):
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text("".join(f"not json {i}\n" for i in range(3000)), encoding="utf-8")
+    script = f'set -o pipefail; "{sys.executable}" -m spadework.analysis.cli validate "{junk}" --json | head -1'
+    p = subprocess.run(["bash", "-c", script], capture_output=True, text=True)
+    assert p.returncode == 2, p.stderr
+    assert p.stdout == "{\n"
+
+
+def test_a_file_named_twice_is_one_file(tmp_path, monkeypatch):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "club.jsonl").write_bytes(CLEAN.read_bytes())
+    (tmp_path / "link.jsonl").symlink_to(folder / "club.jsonl")
+    monkeypatch.chdir(tmp_path)
+    r = run("validate", "logs/club.jsonl", "logs/club.jsonl", "./logs/club.jsonl", folder / "club.jsonl", "logs", "logs/../logs/club.jsonl", "link.jsonl")
+    assert r.exit_code == 0, r.output
+    assert "Loaded 8 hands from 1 file; 0 records rejected" in r.output
+
+
