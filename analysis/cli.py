@@ -265,20 +265,6 @@ def _load_and_check(con, paths: list[Path], fmt: str | None, rules, quiet: bool,
     return summary
 
 
-def _print_file_rows(con, console: Console, table: str, title: str, names: list[str], total: int, limit: int) -> None:
-    """Print ``file:line: message`` rows of ``load_errors`` or ``load_warnings`` for the files just loaded."""
-    rows = con.execute(
-        f"SELECT source_file, source_line, message FROM {table} WHERE list_contains(?, source_file) "
-        "ORDER BY source_file, source_line LIMIT ?",
-        [names, limit],
-    ).fetchall()
-    console.print(title)
-    for f, line, msg in rows:
-        console.print(f"  {f}:{line}: {msg}", markup=False)
-    if total > len(rows):
-        console.print(f"  ... and {total - len(rows):,} more")
-
-
 def _print_load_summary(con, summary, console: Console, show_errors: int = 20) -> None:
     files = len(summary.files)
     console.print(
@@ -287,11 +273,13 @@ def _print_load_summary(con, summary, console: Console, show_errors: int = 20) -
         + (f"; {len(summary.skipped)} file(s) in no known format skipped" if summary.skipped else "")
         + (f"; {summary.warnings} import warning(s)" if summary.warnings else "")
     )
+    from spadework.analysis.present import print_grouped_rows
+
     names = [f.source_file for f in summary.files]
     if summary.errors:
-        _print_file_rows(con, console, "load_errors", "Rejected records (the full list is in the load_errors table):", names, summary.errors, show_errors)
+        print_grouped_rows(con, console, "load_errors", "Rejected records (the full list is in the load_errors table):", names, show_errors)
     if summary.warnings:
-        _print_file_rows(con, console, "load_warnings", "Import warnings (load_warnings table):", names, summary.warnings, show_errors)
+        print_grouped_rows(con, console, "load_warnings", "Import warnings (load_warnings table):", names, show_errors)
     for name in summary.skipped[:show_errors]:
         console.print(f"  skipped {name}: not a log format spadework reads", markup=False)
 

@@ -327,3 +327,96 @@ def test_a_file_named_twice_is_one_file(tmp_path, monkeypatch):
     assert "Loaded 8 hands from 1 file; 0 records rejected" in r.output
 
 
+# --- 8. input a real user has ----------------------------------------------------------------------
+
+BOMS = {"utf-16-le": b"\xff\xfe", "utf-16-be": b"\xfe\xff", "utf-32-le": b"\xff\xfe\x00\x00", "utf-32-be": b"\x00\x00\xfe\xff"}
+
+
+@pytest.mark.parametrize("encoding", list(BOMS))
+@pytest.mark.parametrize("source", ["club_night.jsonl", "club_night.spn", "scoresheet.csv"])
+def test_wide_encodings_with_a_byte_order_mark_are_read(tmp_path, encoding, source):
+    text = (DATA / source).read_text(encoding="utf-8").replace("\n", "\r\n")  # as a Windows tool saves it
+    wide = BOMS[encoding] + text.encode(encoding)
+    name = f"wide.{source.split('.', 1)[1]}"
+    (tmp_path / name).write_bytes(wide)
+    with gzip.open(tmp_path / (name + ".gz"), "wb") as f:
+        f.write(wide)
+    want = json.loads(run("validate", DATA / source, "--json").output)
+    for f in (tmp_path / name, tmp_path / (name + ".gz")):
+        got = json.loads(run("validate", f, "--json").output)
+        assert got["load_errors"] == []
+        assert got["files"][0]["hands"] == want["files"][0]["hands"] > 0
+        assert got["findings_by_code"] == want["findings_by_code"]
+        assert [g["total_ns"] for g in got["games"]] == [g["total_ns"] for g in want["games"]]
+
+
+def test_wide_encodings_in_the_fast_engine(tmp_path):
+    text = CLEAN.read_text(encoding="utf-8")
+    (tmp_path / "wide.jsonl").write_bytes(b"\xff\xfe" + text.encode("utf-16-le"))
+    r = run("validate", tmp_path / "wide.jsonl", "--engine", "fast")
+    assert r.exit_code == 0, r.output
+    assert "Loaded 8 hands from 1 file; 0 records rejected" in r.output
+
+
+def test_bad_code_units_in_a_utf16_file_are_one_record_error(tmp_path):
+    lines = CLEAN.read_text(encoding="utf-8").splitlines(keepends=True)
+    body = b"".join(ln.encode("utf-16-le") for ln in lines[:2])
+    body += "{\"game_id\": \"x".encode("utf-16-le") + b"\x00\xd8" + '"}\n'.encode("utf-16-le")  # a lone surrogate
+    body += b"".join(ln.encode("utf-16-le") for ln in lines[2:])
+    (tmp_path / "bad.jsonl").write_bytes(b"\xff\xfe" + body)
+    doc = json.loads(run("validate", tmp_path / "bad.jsonl", "--json").output)
+    assert doc["files"][0]["hands"] == 8
+    assert [(e["source_line"], "invalid text" in e["message"]) for e in doc["load_errors"]] == [(3, True)]
+
+
+@pytest.mark.parametrize("engine", ["replay", "fast"])
+def test_a_cut_off_gzip_names_the_last_good_line_and_keeps_the_hands_before(tmp_path, engine):
+    data = (DATA / "sample" / "season.jsonl").read_bytes()
+    whole = gzip.compress(data)
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(whole[: len(whole) // 3])
+    r = run("validate", cut, "--json", "--engine", engine)
+    assert r.exit_code == 2
+    doc = json.loads(r.output)
+    (err,) = doc["load_errors"]
+    m = re.search(r"the file is cut off or damaged after line ([\d,]+)", err["message"])
+    assert m, err["message"]
+    last = int(m.group(1).replace(",", ""))
+    assert 0 < last < data.count(b"\n")
+    assert err["source_line"] == last + 1
+    assert doc["files"][0]["hands"] == last  # one hand per line, every line before the damage loaded
+
+
+def test_corrupt_gzip_data_is_a_load_error_not_a_crash(tmp_path):
+    whole = bytearray(gzip.compress(CLEAN.read_bytes() * 3))
+    for i in range(len(whole) // 2, len(whole) // 2 + 40):
+        whole[i] ^= 0x5A
+    (tmp_path / "bad.jsonl.gz").write_bytes(bytes(whole))
+    r = run("validate", tmp_path / "bad.jsonl.gz", "--engine", "replay")
+    assert r.exit_code == 2
+    assert "Traceback" not in r.output
+    assert "cannot read the rest of the file" in r.output
+
+
+def test_rejected_records_are_grouped_by_reason(tmp_path):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    lines = (DATA / "sample" / "season.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (folder / "aaa_all.jsonl").write_text("".join(lines[:60]), encoding="utf-8")
+    for i in range(60):  # each hand again in its own file: 60 "already loaded" notices
+        (folder / f"dup_{i:03}.jsonl").write_text(lines[i], encoding="utf-8")
+    (folder / "zzz_corrupt.jsonl").write_text(lines[100][:50] + "\n", encoding="utf-8")
+    r = run("validate", folder)
+    assert r.exit_code == 2
+    assert "Loaded 60 hands from 62 files; 61 records rejected" in r.output
+    assert "  60 x hand N of game '…' is already loaded from …:N; not loaded again" in r.output
+    assert f"      {folder.relative_to(Path.cwd()) if folder.is_relative_to(Path.cwd()) else folder}/dup_000.jsonl:1: hand 1 of game" in r.output
+    assert "      ... and 58 more like these" in r.output
+    assert re.search(r"zzz_corrupt\.jsonl:1: not valid JSON", r.output)  # the one broken file stands out
+    section = r.output.split("Rejected records")[1].split("\ngame ")[0]
+    assert len(section.splitlines()) == 6  # title, the group (3 lines), the corrupt file
+    doc = json.loads(run("validate", folder, "--json").output)
+    assert [(g["count"], len(g["examples"])) for g in doc["load_errors_by_reason"]] == [(60, 2), (1, 1)]
+    assert len(doc["load_errors"]) == 61
+
+
