@@ -420,3 +420,149 @@ def test_rejected_records_are_grouped_by_reason(tmp_path):
     assert len(doc["load_errors"]) == 61
 
 
+# --- 8. many small files: batched, with the results of loading them one by one ------------------------
+
+
+def _one_hand_files(folder: Path, n: int) -> list[str]:
+    lines = (DATA / "sample" / "season.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)[:n]
+    folder.mkdir()
+    for i, ln in enumerate(lines):
+        (folder / f"h{i:04}.jsonl").write_text(ln, encoding="utf-8")
+    return lines
+
+
+def test_many_small_files_are_written_in_a_few_batches(tmp_path, monkeypatch):
+    _one_hand_files(tmp_path / "f", 300)
+    calls = {"flush": 0}
+    real = db._flush
+
+    def counting(*a, **kw):
+        calls["flush"] += 1
+        return real(*a, **kw)
+
+    monkeypatch.setattr(db, "_flush", counting)
+    con = db.connect()
+    summary = db.load_files(con, [tmp_path / "f"])
+    assert (summary.hands, len(summary.files), summary.errors) == (300, 300, 0)
+    assert calls["flush"] <= 2  # one per file before (300)
+    assert con.execute("SELECT count(*) FROM hands").fetchone()[0] == 300
+
+
+def test_the_fast_engine_loads_small_files_in_batches_too(tmp_path, monkeypatch):
+    from spadework.analysis.engine.fast import check_fast, load_fast
+
+    _one_hand_files(tmp_path / "f", 200)
+    (tmp_path / "f" / "h0007.jsonl").write_text("not json\n", encoding="utf-8")
+    ref = db.connect()
+    db.load_files(ref, [tmp_path / "f"])
+    calls = {"flush": 0}
+    real = db._flush
+
+    def counting(*a, **kw):
+        calls["flush"] += 1
+        return real(*a, **kw)
+
+    monkeypatch.setattr(db, "_flush", counting)
+    fast = db.connect()
+    s = load_fast(fast, [tmp_path / "f"])
+    assert (s.hands, s.errors, len(s.files)) == (199, 1, 200)
+    assert calls["flush"] <= 2  # one DuckDB pipeline per file before (200 files: minutes)
+    for t in ("hands", "plays", "load_errors"):
+        q = f"SELECT * FROM {t} ORDER BY ALL"
+        assert fast.execute(q).fetchall() == ref.execute(q).fetchall(), t
+    from spadework.analysis.engine.checker import check_db
+
+    check_fast(fast)  # the packed rows of the small files are made from the tables
+    check_db(ref)
+    for t in ("tricks", "violations", "hand_scores", "games"):
+        q = f"SELECT * FROM {t} ORDER BY ALL"
+        assert fast.execute(q).fetchall() == ref.execute(q).fetchall(), t
+    assert fast.execute("SELECT count(*) FROM games").fetchone()[0] > 0
+
+
+def test_batched_files_keep_one_file_replaces_its_hands(tmp_path):
+    lines = _one_hand_files(tmp_path / "f", 20)
+    con = db.connect()
+    db.load_files(con, [tmp_path / "f"])
+    # a file changed and loaded again with the rest: its hand is replaced, nothing duplicated
+    changed = json.loads(lines[3])
+    changed["event"] = "replayed"
+    (tmp_path / "f" / "h0003.jsonl").write_text(json.dumps(changed) + "\n", encoding="utf-8")
+    s = db.load_files(con, [tmp_path / "f"])
+    assert (s.hands, s.errors) == (20, 0)
+    assert con.execute("SELECT count(*), count(DISTINCT (game_id, hand)) FROM hands").fetchone() == (20, 20)
+    assert con.execute("SELECT event FROM hands WHERE source_file LIKE '%h0003.jsonl'").fetchone()[0] == "replayed"
+    # the same hand in a new file: rejected, naming the file that holds it
+    (tmp_path / "f" / "h9999.jsonl").write_text(lines[5], encoding="utf-8")
+    s = db.load_files(con, [tmp_path / "f"])
+    assert (s.hands, s.errors) == (20, 1)
+    (msg,) = [m for (m,) in con.execute("SELECT message FROM load_errors").fetchall()]
+    assert re.search(r"hand \d+ of game '.*' is already loaded from .*h0005\.jsonl:1; not loaded again", msg)
+
+
+def test_batched_load_gives_the_one_by_one_results_when_a_hand_moves(tmp_path):
+    """a.jsonl held hands 1 and 2; now b.jsonl holds hand 2 and a.jsonl only hand 1.  Loading b then a,
+    one file at a time: b's hand is rejected (a still holds it when b loads), then a is reloaded
+    without it.  Loading both in one call (one batch) must give the same tables."""
+    lines = (DATA / "sample" / "season.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+
+    def start():
+        con = db.connect()
+        a.write_text(lines[0] + lines[1], encoding="utf-8")
+        db.load_files(con, [a])
+        a.write_text(lines[0], encoding="utf-8")
+        b.write_text(lines[1], encoding="utf-8")
+        return con
+
+    def outcome(con):
+        rows = con.execute("SELECT source_file, hand FROM hands ORDER BY ALL").fetchall()
+        errs = con.execute("SELECT source_file, source_line, message FROM load_errors ORDER BY ALL").fetchall()
+        return rows, errs
+
+    ref = start()
+    db.load_files(ref, [b])
+    db.load_files(ref, [a])
+    batched = start()
+    db.load_files(batched, [b, a])
+    assert outcome(batched) == outcome(ref)
+    assert len(outcome(ref)[1]) == 1 and "already loaded from" in outcome(ref)[1][0][2]
+    # the other order: a (without the hand) first, then b takes it without a clash
+    ref2 = start()
+    db.load_files(ref2, [a])
+    db.load_files(ref2, [b])
+    batched2 = start()
+    db.load_files(batched2, [a, b])
+    assert outcome(batched2) == outcome(ref2)
+    assert outcome(ref2)[1] == []
+
+
+def test_a_crash_part_way_through_a_batch_leaves_those_files_as_they_were(tmp_path):
+    _one_hand_files(tmp_path / "f", 10)
+    con = db.connect()
+    db.load_files(con, [tmp_path / "f" / "h0000.jsonl"])
+    before = con.execute("SELECT count(*) FROM hands").fetchone()[0]
+
+    def boom(items):
+        yield from items
+        raise RuntimeError("disk gone")
+
+    from spadework.parsers import formats
+
+    real = formats.load
+    calls = {"n": 0}
+
+    def flaky(*a, **kw):
+        calls["n"] += 1
+        items = real(*a, **kw)
+        return boom(items) if calls["n"] == 5 else items
+
+    formats.load = flaky
+    try:
+        with pytest.raises(RuntimeError):
+            db.load_files(con, [tmp_path / "f"])
+    finally:
+        formats.load = real
+    assert con.execute("SELECT count(*) FROM hands").fetchone()[0] == before
+
+
