@@ -449,6 +449,17 @@ def simulate(
     from spadework.analysis.sim import simulate_season, write_season
 
     rules_spec = _parse_rules_option(rules) or "standard"
+    if out_fmt is None:
+        from spadework.analysis.sim.season import format_of
+
+        try:
+            format_of(out_path)
+        except ValueError:
+            err.print(
+                f"error: cannot tell which format to write from the name {str(out_path)!r}: "
+                "end --out with .jsonl, .spn or .csv (optionally .gz), or give --format jsonl|spn|csv"
+            )
+            raise typer.Exit(EXIT_BAD_INPUT) from None
     try:
         records, planted = simulate_season(players, games, seed, rules=rules_spec, fault_rate=faults)
         hands, rows = write_season(records, out_path, fmt=out_fmt, faults=planted if faults > 0 else None)
@@ -545,7 +556,8 @@ def bench(ctx: typer.Context) -> None:
     """Run the validation benchmark (tests/benchmarks/bench_validate.py; run from a checkout).
 
     Options are the script's: --hands N, --reps R, --threads 1,2 ... (`spadework bench --help-script`).
-    Results are printed and appended to tests/benchmarks/results.md.
+    Results are printed; --record also appends them to tests/benchmarks/results.md (a tracked file:
+    record only runs made on a quiet machine).
     """
     import importlib.util
 

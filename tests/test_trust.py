@@ -566,3 +566,81 @@ def test_a_crash_part_way_through_a_batch_leaves_those_files_as_they_were(tmp_pa
     assert con.execute("SELECT count(*) FROM hands").fetchone()[0] == before
 
 
+# --- 9. small ones ---------------------------------------------------------------------------------
+
+
+def _readme_sql() -> list[str]:
+    return re.findall(r"```sql\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
+
+
+@pytest.fixture(scope="module")
+def sample_db():
+    from spadework.analysis.sample import build_sample_db
+
+    old = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        path = build_sample_db()
+    finally:
+        os.chdir(old)
+    con = duckdb.connect(str(path), read_only=True)
+    yield con
+    con.close()
+
+
+def test_every_sql_example_of_the_readme_runs_on_the_sample(sample_db):
+    blocks = _readme_sql()
+    assert blocks, "the README has SQL examples"
+    for sql in blocks:
+        rows = sample_db.execute(sql).fetchall()
+        assert rows, sql
+
+
+def test_who_reneges_most_counts_every_seat(sample_db):
+    (sql,) = [b for b in _readme_sql() if "reneges most" in b]
+    rows = sample_db.execute(sql).fetchall()
+    total, by_seat = sample_db.execute(
+        "SELECT count(*), count(DISTINCT seat) FROM violations WHERE code = 'RENEGE'"
+    ).fetchone()
+    assert by_seat > 1  # the sample's reneges are at several seats
+    assert sum(n for _, n in rows) == total  # every renege is counted, whatever the seat
+    expected = dict(
+        sample_db.execute(
+            "SELECT CASE v.seat WHEN 'N' THEN player_n WHEN 'E' THEN player_e WHEN 'S' THEN player_s ELSE player_w END,"
+            " count(*) FROM violations v JOIN hands h USING (game_id, hand) WHERE code = 'RENEGE' GROUP BY 1"
+        ).fetchall()
+    )
+    assert dict(rows) == expected
+    assert rows == sorted(rows, key=lambda r: (-r[1], r[0]))
+
+
+def _bench_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_validate_under_test", ROOT / "tests" / "benchmarks" / "bench_validate.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_bench_writes_the_tracked_results_only_when_asked(tmp_path, monkeypatch, capsys):
+    mod = _bench_module()
+    results = tmp_path / "results.md"
+    monkeypatch.setattr(mod, "RESULTS", results)
+    monkeypatch.setattr(mod, "run_benchmark", lambda *a, **kw: {"ratios": {"x": 1.0}, "targets": {"y": True}})
+    monkeypatch.setattr(mod, "format_results", lambda result, command: f"run: {command}\n")
+    assert mod.main(["--hands", "10"]) == 0
+    assert not results.exists()
+    assert mod.main(["--hands", "10", "--record"]) == 0
+    assert "--record" in results.read_text(encoding="utf-8")
+    r = run("bench", "--help-script")
+    assert "--record" in r.output and "--no-results" not in r.output
+    assert "--record" in run("bench", "--help").output
+
+
+def test_simulate_names_its_real_format_option(tmp_path):
+    r = run("simulate", "--games", "1", "--out", tmp_path / "x.txt")
+    assert r.exit_code == 2
+    assert "--format" in r.output and "pass fmt" not in r.output
+    assert not (tmp_path / "x.txt").exists()
+    assert run("simulate", "--games", "1", "--out", tmp_path / "x.txt", "--format", "spn").exit_code == 0
