@@ -614,8 +614,10 @@ def main() -> None:
     A closed pipe on standard output (``| head``) does not change the exit status: the command runs
     to its end with its output thrown away, and exits as it would have.
     """
-    if not isinstance(sys.stdout, _ReaderGone) and sys.stdout is not None:
+    if sys.stdout is not None and not isinstance(sys.stdout, _ReaderGone):
         sys.stdout = _ReaderGone(sys.stdout)  # type: ignore[assignment]
+    if sys.stderr is not None and not isinstance(sys.stderr, _ReaderGone):
+        sys.stderr = _ReaderGone(sys.stderr)  # type: ignore[assignment]  (`... 2>&1 | head`)
     app()
 
 

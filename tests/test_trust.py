@@ -307,6 +307,17 @@ def test_a_closed_pipe_keeps_the_exit_status(tmp_path):
     assert _status_with_closed_pipe("validate", CLEAN) == 0
 
 
+def test_a_closed_pipe_on_both_outputs_keeps_the_exit_status(tmp_path):
+    missing = tmp_path / "nope.jsonl"  # the error goes to standard error
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        p = subprocess.run([sys.executable, "-m", "spadework.analysis.cli", "validate", str(missing)], stdout=w, stderr=w)
+    finally:
+        os.close(w)
+    assert p.returncode == 2
+
+
 def test_head_gets_the_first_line_and_the_pipeline_the_status(tmp_path):
     junk = tmp_path / "junk.jsonl"
     junk.write_text("".join(f"not json {i}\n" for i in range(3000)), encoding="utf-8")
