@@ -785,8 +785,8 @@ def check_db(
 
     Fills ``tricks``, ``violations``, ``hand_scores``, ``games`` in one transaction
     (batched inserts through pyarrow) that also records the load generation it covered
-    (:func:`spadework.parsers.state.mark_checked`); a check that fails leaves no mark.  Raises :class:`~spadework.analysis.engine.rules.RulesError` for
-    a bad ``rules``.
+    (:func:`spadework.parsers.state.mark_checked`); a check that fails leaves no mark.
+    Raises :class:`~spadework.analysis.engine.rules.RulesError` for a bad ``rules``.
     """
     from spadework.parsers.db import iter_records  # the lead's loader; imported late so this module loads without it
 
