@@ -331,14 +331,21 @@ def small_multiples(
     )
 
 
-def findings_heatmap(df: Frame, title: str = "Findings per 100 hands by table and round"):
+def findings_heatmap(
+    df: Frame,
+    title: str = "Findings per 100 hands by table and round",
+    highlight: Iterable[tuple[Any, Any]] | None = None,
+):
     """A cell per table (rows) and round (columns) coloured by findings per 100 hands, the count written in.
 
-    Tooltips: table, round, findings, ``n`` hands, per 100 hands.
+    ``highlight``: ``(table, round)`` pairs (where a player sat, :func:`spadework.analysis.coach.tables_of`)
+    outlined in :data:`HIGHLIGHT`.  Tooltips: table, round, findings, ``n`` hands, per 100 hands.
     """
     _require(df, ("table_name", "round", "hands", "findings", "per_100"), "findings_heatmap")
     rows = _rows(df)
+    marked = {(str(t), str(r)) for t, r in (highlight or ())}
     for r in rows:
+        r["highlighted"] = (str(r.get("table_name")), str(r.get("round"))) in marked
         r["table"] = r.pop("table_name") if r.get("table_name") is not None else "(none)"
         r["round"] = r["round"] if r.get("round") is not None else "(none)"
         r["n"] = r["hands"]
@@ -356,8 +363,12 @@ def findings_heatmap(df: Frame, title: str = "Findings per 100 hands by table an
         color=alt.Color("per_100:Q", title="per 100 hands", scale=alt.Scale(scheme="orangered")), tooltip=tooltip
     )
     text = base.mark_text(baseline="middle").encode(text="findings:Q", tooltip=tooltip)
-    return alt.layer(rect, text).properties(title=title, width=max(120, 40 * len({r['round'] for r in rows})),
-                                            height=max(60, 24 * len({r['table'] for r in rows})))
+    layers = [rect, text]
+    if marked:
+        layers.append(base.transform_filter("datum.highlighted").mark_rect(
+            fillOpacity=0, stroke=HIGHLIGHT, strokeWidth=3).encode(tooltip=tooltip))  # fmt: skip
+    return alt.layer(*layers).properties(title=title, width=max(120, 40 * len({r['round'] for r in rows})),
+                                         height=max(60, 24 * len({r['table'] for r in rows})))
 
 
 def rehighlight(spec: Mapping[str, Any], group: str, highlight: str | None, title: str | None = None) -> dict[str, Any]:

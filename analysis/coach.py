@@ -18,6 +18,7 @@ from typing import Any
 import polars as pl
 
 from spadework.analysis import metrics, sample, stats
+from spadework.parsers.state import FRESH, NotChecked, derived_state, require_checked
 
 TABLE_COLUMNS = (
     "category", "metric", "title", "kind", "unit", "better",
@@ -38,7 +39,9 @@ def open_database(path: str | os.PathLike[str] = "data/sample/season.duckdb", fr
     directory (so a notebook running in ``notebooks/`` finds ``data/sample``).  With ``freeze``
     (default) the per-player-hand relation is computed once (:func:`spadework.analysis.metrics.freeze`; safe,
     the connection is read-only) so every metric afterwards is fast.  Raises ``FileNotFoundError``
-    naming the path when no such file exists.
+    naming the path when no such file exists, and :class:`spadework.parsers.state.NotChecked` (a
+    sentence naming ``spadework check``) when the database was loaded after its last check or
+    never checked; the sample season's database is rebuilt instead.
     """
     import duckdb
 
@@ -52,6 +55,15 @@ def open_database(path: str | os.PathLike[str] = "data/sample/season.duckdb", fr
     for c in candidates:
         if c.is_file():
             con = duckdb.connect(str(c), read_only=True)
+            if derived_state(con) != FRESH and sample.is_sample_db(c):
+                con.close()  # made by an older spadework, or interrupted: build it again
+                sample.build_sample_db(c, force=True)
+                con = duckdb.connect(str(c), read_only=True)
+            try:
+                require_checked(con, os.fspath(path) if c == candidates[0] else str(c))
+            except NotChecked:
+                con.close()
+                raise
             if freeze:
                 metrics.freeze(con)
             return con
@@ -267,7 +279,8 @@ def overview(
     if long.is_empty():
         return pl.DataFrame({"player": []}, schema={"player": pl.String})
     wide = long.pivot(on="metric", index="player", values="value")
-    counts = long.pivot(on="metric", index="player", values="n").rename({m: f"{m}_n" for m in names})
+    counts = long.pivot(on="metric", index="player", values="n")
+    counts = counts.rename({m: f"{m}_n" for m in names if m in counts.columns})  # a metric with no rows has no column
     out = wide.join(counts, on="player", how="left")
     cols = ["player"] + [c for m in names for c in (m, f"{m}_n") if c in out.columns]
     out = out.select(cols)
@@ -458,6 +471,138 @@ def stats_frame(con, player: str | None = None) -> pl.DataFrame:
     return player_table(con, player).select(pl.lit(player).alias("player"), pl.all())
 
 
+# --------------------------------------------------------------------------------------------
+# Tables for the notebooks (formatted; the notebooks only call these)
+
+
+def default_player(con, filters: metrics.Filters | Mapping[str, Any] | None = None) -> str | None:
+    """The player with the most hands under ``filters`` (ties by name), or ``None`` when there is none."""
+    df = metrics.run(con, "hands", filters, by="player").filter(pl.col("player").is_not_null())
+    if df.is_empty():
+        return None
+    return df.sort(["n", "player"], descending=[True, False]).row(0, named=True)["player"]
+
+
+def tables_of(con, player: str | None, filters: metrics.Filters | Mapping[str, Any] | None = None) -> list[tuple]:
+    """The ``(table, round)`` pairs where ``player`` sat (to outline them in the findings heat map)."""
+    if player is None:
+        return []
+    f = {**metrics.Filters.of(filters).to_dict(), "player": player}
+    return metrics.run(con, "hands", f, by=["table", "round"]).select("table_name", "round").rows()
+
+
+def metric_table(df: pl.DataFrame, metric: str, key: str | None = None, highlight: str | None = None,
+                 title: str | None = None):  # fmt: skip
+    """A :func:`spadework.analysis.metrics.run` frame as a readable table: the group, ``n``, the value
+    (rounded, in per cent for a rate) and its 95 % interval, best first where the metric has a better
+    direction; rows of ``highlight`` (a player, also inside a partnership's name) marked."""
+    from spadework.analysis.present import Table
+
+    meta = metrics.REGISTRY[metric]
+    keys = [c for c in df.columns if c not in metrics.OUTPUT_COLUMNS]
+    key = key or (keys[0] if keys else "scope")
+    rows = df.with_columns(
+        interval=pl.struct("low", "high").map_elements(
+            lambda r: interval_text(meta.kind, r["low"], r["high"]), return_dtype=pl.String)
+    )  # fmt: skip
+    if meta.better is not None:
+        rows = rows.sort("value", descending=meta.better == "higher", nulls_last=True)
+    extra = [(k, k.replace("_", " "), "text") for k in keys if k != key]
+    kind = "rate" if meta.kind == "rate" else "int" if meta.kind == "count" else "mean"
+    cols = [(key, key.replace("_", " "), "text"), *extra, ("n", "n", "int"), ("value", meta.title, kind),
+            ("interval", "95% interval", "text")]  # fmt: skip
+    mark = None
+    if highlight is not None:
+        rows = rows.with_columns(_mine=pl.col(key).cast(pl.String).str.split(" & ").list.contains(highlight))
+        mark = ("_mine", True)
+    return Table(rows, cols, title=title or meta.title, note=f"{meta.description} ({meta.unit})", highlight=mark)
+
+
+def tendencies(con, player: str, filters: metrics.Filters | Mapping[str, Any] | None = None):
+    """:func:`player_table` as a readable table (the hand counts and empty rows left out, as in ``stats``)."""
+    from spadework.analysis.present import Table
+
+    df = player_table(con, player, filters).filter(
+        ~pl.col("metric").is_in(list(HIDDEN_IN_TEXT)) & (pl.col("player_n") > 0) & pl.col("player_value").is_not_null()
+    )
+    rows = [
+        r | {"player_text": short_value(r["kind"], r["player_value"]) + ("%" if r["kind"] == "rate" else ""),
+             "field_text": short_value(r["kind"], r["field_value"]) + ("%" if r["kind"] == "rate" else ""),
+             "gap_text": short_value(r["kind"], r["gap"], signed=True) + (" pts" if r["kind"] == "rate" else ""),
+             "interval": interval_text(r["kind"], r["player_low"], r["player_high"])}
+        for r in df.iter_rows(named=True)
+    ]  # fmt: skip
+    cols = [("category", "category", "text"), ("title", "metric", "text"), ("player_text", player, "text"),
+            ("interval", "95% interval", "text"), ("player_n", "n", "int"), ("field_text", "field", "text"),
+            ("gap_text", "gap", "text"), ("z", "z", "signed"), ("verdict", "", "text")]  # fmt: skip
+    return Table(rows, cols, title=f"{player} against the field",
+                 note="The field is everything the player took no part in. leak / strength: a gap of two standard "
+                      "errors or more in the worse / better direction.")  # fmt: skip
+
+
+def leak_table(con, player: str, filters: metrics.Filters | Mapping[str, Any] | None = None, min_n: int = 5):
+    """The leak list (:func:`leaks`, biggest gaps first) as a readable table, leaks and strengths only."""
+    from spadework.analysis.present import Table
+
+    df = leaks(con, player, filters, min_n).filter(
+        pl.col("verdict").is_in(["leak", "strength"]) & ~pl.col("metric").is_in(list(HIDDEN_IN_TEXT))
+    )
+    rows = [r | {"player_text": short_value(r["kind"], r["player_value"]) + ("%" if r["kind"] == "rate" else ""),
+                 "field_text": short_value(r["kind"], r["field_value"]) + ("%" if r["kind"] == "rate" else ""),
+                 "what": metrics.REGISTRY[r["metric"]].description}
+            for r in df.iter_rows(named=True)]  # fmt: skip
+    cols = [("verdict", "", "text"), ("title", "metric", "text"), ("player_text", player, "text"),
+            ("field_text", "field", "text"), ("z", "z", "signed"), ("player_n", "n", "int"), ("what", "what it measures", "text")]  # fmt: skip
+    note = None if rows else f"No leak and no strength: every gap of {player} to the field is within two standard errors."
+    return Table(rows, cols, title=f"Leaks and strengths of {player}", note=note)
+
+
+def findings_table(df: pl.DataFrame, highlight: str | None = None, title: str = "Findings"):
+    """:func:`spadework.analysis.metrics.findings` as a readable table (the message in full); the rows of
+    ``highlight`` (a player) marked."""
+    from spadework.analysis.present import Table
+
+    cols = [("game_id", "game", "text"), ("hand", "hand", "int"), ("trick", "trick", "int"), ("seat", "seat", "text"),
+            ("player", "player", "text"), ("code", "finding", "text"), ("message", "message", "text")]  # fmt: skip
+    return Table(df, cols, title=title, highlight=("player", highlight) if highlight else None)
+
+
+def code_table(found: pl.DataFrame, title: str = "Findings by code"):
+    """How many findings of each code and in how many hands (``found``: :func:`metrics.findings`)."""
+    from spadework.analysis.present import Table
+
+    df = found.group_by("code").agg(findings=pl.len(), hands=pl.struct("game_id", "hand").n_unique()) if found.height \
+        else pl.DataFrame(schema={"code": pl.String, "findings": pl.Int64, "hands": pl.Int64})  # fmt: skip
+    df = df.sort(["findings", "code"], descending=[True, False])
+    return Table(df, [("code", "finding", "text"), ("findings", "findings", "int"), ("hands", "hands", "int")], title=title)
+
+
+def mismatch_table(df: pl.DataFrame, title: str = "Score mismatches"):
+    """:func:`metrics.score_mismatches` as a readable table."""
+    from spadework.analysis.present import Table
+
+    cols = [("game_id", "game", "text"), ("hand", "hand", "int"), ("table_name", "table", "text"), ("round", "round", "text"),
+            ("side", "side", "text"), ("field", "what", "text"), ("recorded", "recorded", "text"),
+            ("expected", "by the rules", "text"), ("message", "message", "text")]  # fmt: skip
+    note = None if df.height else "None: every recorded score agrees with the recomputed one."
+    return Table(df, cols, title=title, note=note)
+
+
+def first_finding_hand(con, player: str | None = None, filters: metrics.Filters | Mapping[str, Any] | None = None,
+                       fallback: bool = True) -> tuple[str, int] | None:  # fmt: skip
+    """``(game_id, hand)`` of the first finding at ``player``'s seat (with ``fallback``, else of any
+    finding) to replay; ``None`` when there is none."""
+    tries = [{**metrics.Filters.of(filters).to_dict(), "player": player}] if player else []
+    if fallback or not player:
+        tries.append(filters)
+    for f in tries:
+        df = metrics.findings(con, f).filter(pl.col("hand").is_not_null())
+        if not df.is_empty():
+            r = df.row(0, named=True)
+            return r["game_id"], r["hand"]
+    return None
+
+
 __all__ = [
     "LEAK_Z",
     "OVERVIEW_METRICS",
@@ -468,7 +613,16 @@ __all__ = [
     "overview",
     "player_table",
     "player_tables",
+    "code_table",
+    "default_player",
+    "first_finding_hand",
+    "mismatch_table",
+    "findings_table",
     "interval_text",
+    "leak_table",
+    "metric_table",
+    "tables_of",
+    "tendencies",
     "rich_overview",
     "rich_table",
     "short_value",

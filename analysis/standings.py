@@ -462,6 +462,37 @@ def rich_tables(st: Standings, limit_games: int | None = None) -> list[Any]:
     return out
 
 
+def display_tables(st: Standings, highlight: str | None = None) -> list[Any]:
+    """The standings as notebook tables (:class:`spadework.analysis.present.Table`): per event the
+    players, the partnerships and the games, rounded and labelled; rows of ``highlight`` (a player)
+    marked, in the partnerships and games too."""
+    from spadework.analysis.present import Table
+
+    rank_cols = [("rank", "#", "int"), ("games", "games", "int"), ("wins", "won", "int"), ("win_rate", "win %", "rate"),
+                 ("points_for", "for", "int"), ("points_against", "against", "int"), ("avg_margin", "margin", "signed"),
+                 ("sets", "sets", "int"), ("bags", "bags", "int"), ("decided_by", "tie-break", "text")]  # fmt: skip
+    out: list[Any] = []
+    for event in st.events or [None]:
+        sel = (lambda df: df.filter(pl.col("event").is_null())) if event is None else \
+            (lambda df, e=event: df.filter(pl.col("event") == e))  # fmt: skip
+        name = event if event is not None else "games without an event"
+        players = sel(st.players) if not st.players.is_empty() else st.players
+        pairs = sel(st.partnerships) if not st.partnerships.is_empty() else st.partnerships
+        games = sel(st.games) if not st.games.is_empty() else st.games
+        out.append(Table(players, [rank_cols[0], ("player", "player", "text"), *rank_cols[1:]],
+                         title=f"{name}: players", highlight=("player", highlight)))  # fmt: skip
+        out.append(Table(pairs, [rank_cols[0], ("players", "partnership", "text"), *rank_cols[1:]],
+                         title=f"{name}: partnerships", highlight=("players", highlight)))  # fmt: skip
+        rows = [g | {"score": score_text(g["total_ns"], g["total_ew"]), "result": result_text(g),
+                     "seated": [g[f"player_{s}"] for s in "nesw"]} for g in games.iter_rows(named=True)]  # fmt: skip
+        out.append(Table(rows, [("game_id", "game", "text"), ("table_name", "table", "text"), ("round", "round", "text"),
+                                ("ns", "NS", "text"), ("ew", "EW", "text"), ("score", "NS / EW", "text"),
+                                ("result", "result (⚠: the log says otherwise)", "text"), ("hands", "hands", "int"),
+                                ("findings", "findings", "int")],
+                         title=f"{name}: games", highlight=("seated", highlight)))  # fmt: skip
+    return out
+
+
 def csv_rows(st: Standings, table: str) -> tuple[list[dict[str, Any]], list[str]]:
     """Rows and columns of one table of ``st`` for CSV: ``players``, ``partnerships`` or ``games``.
     Raises ``ValueError`` for another name."""
@@ -482,6 +513,7 @@ __all__ = [
     "Standings",
     "TIEBREAKS",
     "csv_rows",
+    "display_tables",
     "game_results",
     "parse_tiebreak",
     "result_text",

@@ -125,7 +125,8 @@ DERIVED_TABLES: dict[str, str] = {
         message VARCHAR NOT NULL,
         field VARCHAR,
         recorded VARCHAR,
-        expected VARCHAR
+        expected VARCHAR,
+        player VARCHAR
     """,
     # key: game_id, hand, side (scoring = 'as_played' or 'after_penalty' when a renege penalty is set)
     "hand_scores": """

@@ -565,6 +565,10 @@ def test_side_bid_limits():
     assert f.place == (F.BID_INVALID, 1, None, None, None) and f.side.name == "NS"
     assert f.message == "hand 1: NS bid 3 together; the minimum side bid is 4"
     assert bid_findings([Bid(N, 0, nil=True), Bid(E, 2), Bid(S, 2), Bid(W, 2)], rules=r) == []  # a nil side is exempt
+    # RULES.md section 5: "a side with a nil bidder is exempt", blind nil included, whatever the partner bids
+    r_any = get_ruleset({"min_side_bid": 4, "blind_nil": "always"})
+    assert bid_findings([Bid(N, 1), Bid(E, 2), Bid(S, 0, nil=True, blind=True), Bid(W, 2)], rules=r_any) == []
+    assert bid_findings([Bid(N, 0, nil=True), Bid(E, 0, nil=True), Bid(S, 0, nil=True), Bid(W, 0, nil=True)], rules=r) == []
     os_rules = get_ruleset("openspiel")
     [f] = bid_findings([Bid(N, 7), Bid(E, 2), Bid(S, 7), Bid(W, 2)], rules=os_rules)
     assert f.code == F.BID_INVALID and "partners may bid at most 13" in f.message

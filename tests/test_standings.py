@@ -186,3 +186,52 @@ def test_seats_view():
         "SELECT count(*) FROM seats s JOIN hands h USING (game_id, hand) WHERE s.player IS DISTINCT FROM "
         "CASE s.seat WHEN 'N' THEN h.player_n WHEN 'E' THEN h.player_e WHEN 'S' THEN h.player_s ELSE h.player_w END"
     ).fetchone()[0] == 0
+
+
+# --- players named everywhere (issue 12 item 1) -----------------------------------------------------
+
+
+def test_findings_name_the_player(club):
+    rows = club.execute("SELECT code, seat, player, message FROM violations ORDER BY code").fetchall()
+    assert rows == [
+        ("RENEGE", "E", "ned",
+         "hand 2, trick 2: E (ned) reneged, playing 3S on a club lead while holding 8C (played in trick 11)"),
+        ("SCORE_MISMATCH", None, None, "hand 2: EW total recorded 133, rules give 123"),
+    ]  # fmt: skip
+
+
+def test_validate_json_and_text_name_the_player():
+    r = CliRunner().invoke(cli.app, ["validate", str(CLUB[1]), "--json"])
+    data = json.loads(r.stdout)
+    [renege] = [f for g in data["games"] for f in g["findings"] if f["code"] == "RENEGE"]
+    assert (renege["seat"], renege["player"]) == ("E", "ned") and "E (ned) reneged" in renege["message"]
+    r = CliRunner().invoke(cli.app, ["validate", str(CLUB[1])])
+    assert "hand 2, trick 2: E (ned) reneged, playing 3S" in r.stdout
+
+
+def test_name_seat():
+    from spadework.analysis.engine.findings import Finding, name_seat, seat_ref
+    from spadework.parsers.seats import Seat
+
+    assert seat_ref(Seat.E, "ed") == "E (ed)" and seat_ref(Seat.E) == "E"
+    # the seat as a word, not the S of 3S or the S of NS
+    assert name_seat("hand 1, trick 3: S led 3S before spades were broken", Seat.S, "sam") == (
+        "hand 1, trick 3: S (sam) led 3S before spades were broken")
+    assert name_seat("hand 2: NS total recorded 5; S bid", Seat.S, "x(1)\\") == "hand 2: NS total recorded 5; S (x(1)\\) bid"
+    assert name_seat("hand 2: dealt by W, but N should", Seat.W, None) == "hand 2: dealt by W, but N should"
+    f = Finding(code="BID_MISSING", game_id="g", hand=1, seat=Seat.W, message="hand 1: W has no bid")
+    named = f.named(("a", "b", "c", "d"))
+    assert (named.player, named.message, named.to_row()["player"]) == ("d", "hand 1: W (d) has no bid", "d")
+    assert named.named(("a", "b", "c", "z")) is named  # named once
+    assert f.named((None, None, None, None)) is f
+
+
+def test_a_raised_finding_names_its_player_too():
+    from spadework.analysis.engine.checker import check_game
+    from spadework.analysis.engine.findings import CheckError
+    from spadework.parsers.spn import load
+
+    records = [r for r in load(CLUB[1]) if getattr(r, "game_id", None) == "cn-0314-t4"]
+    with pytest.raises(CheckError) as exc:
+        check_game(records, policy="raise")
+    assert exc.value.finding.player == "ned" and "E (ned) reneged" in exc.value.finding.message

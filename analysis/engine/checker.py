@@ -29,6 +29,7 @@ from spadework.analysis.engine.findings import (
     RULES_INVALID,
     RULES_MIXED,
     SCORE_MISMATCH,
+    CheckError,
     ErrorPolicy,
     Finding,
     FindingList,
@@ -40,6 +41,7 @@ from spadework.analysis.engine.scoring import ScoreChain, SideResult, apply_rene
 from spadework.parsers.model import HandRecord
 from spadework.parsers.schema import DERIVED_TABLES, create_tables
 from spadework.parsers.seats import SIDES, Side
+from spadework.parsers.state import loaded_generation, mark_checked
 
 AS_PLAYED = "as_played"
 AFTER_PENALTY = "after_penalty"
@@ -421,6 +423,7 @@ def check_game(
     prev: HandRecord | None = None
     fixed = rs.fixed_dealer
     for i, rec in enumerate(recs):
+        findings.players = rec.players  # findings name the player at their seat (findings.FindingList)
         h = rec.hand
         # a hand missing before this one (RULES.md section 7, "Gaps in the record")
         missing = list(range(prev.hand + 1, h)) if prev is not None else []
@@ -460,13 +463,16 @@ def check_game(
         totals_before = official.totals
         bags_before = official.bags
         bid_totals = totals_before if check_score else _recorded_before(rec)
-        replay = replay_hand(
-            rec,
-            rs,
-            score_before=None if bid_totals is None else (_int(bid_totals[0]), _int(bid_totals[1])),
-            scores_known=bid_totals is not None,
-            policy=findings.policy,
-        )
+        try:
+            replay = replay_hand(
+                rec,
+                rs,
+                score_before=None if bid_totals is None else (_int(bid_totals[0]), _int(bid_totals[1])),
+                scores_known=bid_totals is not None,
+                policy=findings.policy,
+            )
+        except CheckError as exc:  # under "raise": the finding names its player as the collected ones do
+            raise CheckError(exc.finding.named(rec.players)) from None
         findings.extend(replay.findings)
         if not replay.score_known:
             check_score = False
@@ -783,8 +789,9 @@ def check_db(
     game, or ``True`` for a rich progress bar on standard error (hands checked of all).
 
     Fills ``tricks``, ``violations``, ``hand_scores``, ``games`` in one transaction
-    (batched inserts through pyarrow).  Raises :class:`~spadework.analysis.engine.rules.RulesError` for
-    a bad ``rules``.
+    (batched inserts through pyarrow) that also records the load generation it covered
+    (:func:`spadework.parsers.state.mark_checked`); a check that fails leaves no mark.
+    Raises :class:`~spadework.analysis.engine.rules.RulesError` for a bad ``rules``.
     """
     from spadework.parsers.db import iter_records  # the lead's loader; imported late so this module loads without it
 
@@ -796,6 +803,7 @@ def check_db(
         progress, bar = _progress_bar(con)
     elif progress is False:
         progress = None
+    generation = loaded_generation(con)  # what the tables hold as the check starts
     w = con.cursor()  # a second connection: writing must not disturb the reader's open result
     w.begin()
     try:
@@ -807,6 +815,7 @@ def check_db(
             if progress is not None:
                 progress(summary.games, summary.hands)
         writer.flush()
+        mark_checked(w, generation)  # readers now trust the derived tables (spadework.parsers.state)
         w.commit()
     except BaseException:
         w.rollback()
