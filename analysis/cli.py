@@ -657,13 +657,19 @@ def judge_bids(
 ) -> None:
     """Judge every bid: value each seat's hand in tricks (a count of honours, spade length and short suits,
     calibrated on the database's hands) and the chance a nil on it succeeds; fills hand_values and
-    hand_value_fit (rerun after loading more hands) and prints both fits."""
+    hand_value_fit (rerun after loading more hands) and prints both fits.  Needs a checked database
+    (exit 2 otherwise, saying to run `spadework check`)."""
     from spadework.analysis.handvalue import judge_bids as judge
+    from spadework.parsers.state import NotChecked
 
     if not db.exists():
         err.print(f"error: {db}: no such database (create it with `spadework validate LOGS --db {db}`)")
         raise typer.Exit(EXIT_BAD_INPUT)
-    result = judge(_open_db(db))
+    try:
+        result = judge(_open_db(db))
+    except NotChecked as exc:  # tricks taken come from the check
+        err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
     out.print(f"Valued {_n(result.values.height, 'seat')} in {_n(result.hands - result.skipped_hands, 'hand')}")
     for note in result.notes:
         out.print(f"  {note}")

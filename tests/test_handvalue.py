@@ -260,3 +260,15 @@ def test_openspiel_hands_calibrate_like_ours(corpus):
     assert all(0.5 < w < 1.3 for w in r.tricks.coef.values())
     assert r.nil.n == 130 and r.nil.log_loss < r.nil.base_log_loss
     con.close()
+
+
+def test_cli_judge_bids_wants_a_checked_database(tmp_path):
+    from spadework.analysis.cli import app
+    from spadework.parsers.db import connect, load_files
+
+    path = tmp_path / "u.duckdb"
+    con = connect(path)
+    load_files(con, [ROOT / "data" / "club_night.jsonl"])
+    con.close()
+    res = CliRunner().invoke(app, ["judge-bids", "--db", str(path)])
+    assert res.exit_code == 2 and "has not been checked" in res.output and "Traceback" not in res.output
