@@ -250,7 +250,32 @@ def _quick_tricks(h, L, can_trump):
         rest = _popcount(HP & ~0xFFFF)
         if side > rest:
             side = rest
-    return kt + side
+    best = kt + side
+    # or: lead a small card to partner's top cards of a suit and let partner cash them
+    for s in range(4):
+        if s == 0 and not can_trump:
+            continue
+        mine = _suit(HL, s)
+        hp = _suit(HP, s)
+        if mine == 0 or hp == 0:
+            continue
+        a = _suit(H1, s)
+        b = _suit(H2, s)
+        other = a | b | mine
+        m = POP16[(hp >> (HI16[other] + 1)) & 0xFFFF]
+        if m == 0:
+            continue
+        lm = POP16[mine]
+        if lm < m:
+            m = lm
+        if s != 0:
+            if sp1 != 0 and POP16[a] < m:
+                m = POP16[a]
+            if sp2 != 0 and POP16[b] < m:
+                m = POP16[b]
+        if m > best:
+            best = m
+    return best
 
 
 @njit(cache=True)
@@ -506,8 +531,8 @@ def _masks_rel(h, m0, m1):
 
 # partition table: int64[n, 6] in buckets of 8; columns
 PT_LEN, PT_META, PT_M0, PT_M1, PT_V0, PT_V1 = 0, 1, 2, 3, 4, 5
-PT_WAYS = 8
-MIN_PREFIX = 0
+PT_WAYS = 32
+MIN_PREFIX = 1
 """Every stored entry keeps at least the owners of the top ``MIN_PREFIX`` cards of each suit, so
 the bucket hash can include them (entries of one length pattern spread over many buckets)."""
 REL = 8
@@ -623,6 +648,9 @@ def _qt_rel(h, L, can_trump):
         if mine == 0:
             continue
         rel |= _top_above(h, s, other)
+        # partner's top cards (the lead-to-partner count)
+        P = (L + 2) & 3
+        rel |= _top_above(h, s, _suit(h[(L + 1) & 3], s) | _suit(h[(L + 3) & 3], s) | mine)
     return rel
 
 
@@ -778,6 +806,49 @@ def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target
     return result
 
 
+@njit(cache=True)
+def _playout(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, flags, hist, mv, sc):
+    """NS's tricks when every seat plays the first card of the move ordering (no search): the
+    guess the exact search starts from.  ``h`` is restored."""
+    hh = h.copy()
+    ns = 0
+    d = MAX_PLY - 2
+    while tl > 0:
+        seat = (leader + k) & 3
+        L = legal_mask(hh[seat], k, led, broken, first, flags)
+        n = _gen(hh, seat, L, tmask, mv, d, sc, k, led, wseat, wsuit, wrank, hist, -1)
+        c = mv[d, 0]
+        s = c >> 4
+        r = c & 15
+        hh[seat] ^= 1 << c
+        broken = broken or s == 0
+        if k == 0:
+            led = s
+            wseat = seat
+            wsuit = s
+            wrank = r
+            tmask = 1 << c
+            k = 1
+        else:
+            if (s == wsuit and r > wrank) or (s == 0 and wsuit != 0):
+                wseat = seat
+                wsuit = s
+                wrank = r
+            tmask |= 1 << c
+            k += 1
+            if k == 4:
+                if (wseat & 1) == 0:
+                    ns += 1
+                leader = wseat
+                k = 0
+                tmask = 0
+                first = False
+                tl -= 1
+        if n == 0:
+            break
+    return ns
+
+
 @njit(_SIG_EXACT, cache=True)
 def _exact(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, guess, flags,
            tt_keys, tt_vals, hist, mv, sc, stats):
@@ -849,7 +920,7 @@ def solve_position(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first,
     """Solve a position: returns NS's tricks (current trick included) and, when ``want_cards``,
     fills ``out_cards``/``out_vals`` with one card bit per group of equivalent legal cards of
     the seat to play and NS's tricks after it (count returned second)."""
-    guess = (tl & 0) - 1  # bisect at the root
+    guess = _playout(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, flags, hist, mv, sc)
     ns = _exact(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, guess, flags,
                 tt_keys, tt_vals, hist, mv, sc, stats)
     if not want_cards:
@@ -1053,7 +1124,8 @@ def judge_position(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first,
     if known >= 0:
         ns = known
     else:
-        ns = _exact(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, (tl & 0) - 1, flags,
+        guess = _playout(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, flags, hist, mv, sc)
+        ns = _exact(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, guess, flags,
                     tt_keys, tt_vals, hist, mv, sc, stats)
     after = _after_card(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, played, ns, flags,
                         tt_keys, tt_vals, hist, mv, sc, stats)
