@@ -72,16 +72,15 @@ def _tables(con) -> dict[str, set[str]]:
 def ensure_tables(con, names: Sequence[str] = ("hand_values", "card_costs")) -> None:
     """Make ``hand_values`` / ``card_costs`` queryable on ``con`` (read-only is fine; the file is never changed).
 
-    ``hand_values`` (and ``hand_value_fit``) missing: computed into temporary tables by
-    :func:`spadework.analysis.handvalue.ensure_hand_values`.  ``card_costs`` missing: an empty temporary
-    table (the card metrics then count no card).  A temporary stand-in is dropped once the database has
-    the real table (say, ``spadework analyse`` ran since).
+    ``hand_values`` (and ``hand_value_fit``) missing or computed before the last load: fresh ones in
+    temporary tables (:func:`spadework.analysis.handvalue.ensure_hand_values`).  ``card_costs`` missing:
+    an empty temporary table (the card metrics then count no card), dropped once the database has the
+    real table (say, ``spadework analyse`` ran since).
     """
     existing = _tables(con)
-    for name in ("hand_values", "hand_value_fit", "card_costs"):
-        where = existing.get(name, set())
-        if "temp" in where and where - {"temp"}:
-            con.execute(f"DROP TABLE temp.main.{name}")
+    where = existing.get("card_costs", set())
+    if "temp" in where and where - {"temp"}:
+        con.execute("DROP TABLE temp.main.card_costs")
     if "hand_values" in names:
         from spadework.analysis.handvalue import ensure_hand_values
 

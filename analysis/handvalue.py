@@ -70,6 +70,7 @@ import polars as pl
 
 from spadework.analysis.engine.rules import STANDARD, Ruleset, RulesError, get_ruleset
 from spadework.parsers.schema import HAND_VALUE_TABLES
+from spadework.parsers.state import loaded_generation
 
 TRICK_FEATURES: tuple[str, ...] = ("side_honours", "trump_honours", "trump_length", "ruffs")
 """The parts of the count, in tricks: the features of the trick calibration (:func:`fit_tricks`)."""
@@ -565,15 +566,26 @@ def compute(con, prior_hands: float = PRIOR_HANDS) -> Judgement:
     return Judgement(df, tricks, nil, hands, skipped, notes)
 
 
+def _qualified(con, name: str, temp: bool) -> str:
+    """``name`` in the temporary schema or in the database itself (a temporary copy may shadow it)."""
+    if temp:
+        return f"temp.main.{name}"
+    return f'"{con.execute("SELECT current_database()").fetchall()[0][0]}".main.{name}'
+
+
 def _write(con, result: Judgement, temp: bool) -> None:
     kind = "TEMP TABLE" if temp else "TABLE"
+    values = _qualified(con, "hand_values", temp)
+    fit = _qualified(con, "hand_value_fit", temp)
     for name, ddl in HAND_VALUE_TABLES.items():
-        con.execute(f"CREATE OR REPLACE {kind} {name} ({ddl})")
-    values = result.values  # noqa: F841 (read by DuckDB below)
+        con.execute(f"CREATE OR REPLACE {kind} {_qualified(con, name, temp)} ({ddl})")
+    frame = result.values  # noqa: F841 (read by DuckDB below)
     cols = ", ".join(HAND_VALUE_COLUMNS)
-    con.execute(f"INSERT INTO hand_values ({cols}) SELECT {cols} FROM values")
-    if result.fit_rows():
-        con.executemany("INSERT INTO hand_value_fit VALUES (?, ?, ?)", result.fit_rows())
+    con.execute(f"INSERT INTO {values} ({cols}) SELECT {cols} FROM frame")
+    rows = result.fit_rows() + [("data", "loaded_generation", float(loaded_generation(con))),
+                                ("data", "hands", float(result.hands)),
+                                ("data", "skipped_hands", float(result.skipped_hands))]  # fmt: skip
+    con.executemany(f"INSERT INTO {fit} VALUES (?, ?, ?)", rows)
 
 
 def judge_bids(con, prior_hands: float = PRIOR_HANDS) -> Judgement:
@@ -601,12 +613,40 @@ def _exists(con, name: str) -> bool:
     return bool(rows[0][0])
 
 
+def _where(con, name: str) -> set[str]:
+    """``{"temp", "db"}``: whether ``name`` exists as a temporary table and in the database itself."""
+    rows = con.execute(
+        "SELECT DISTINCT CASE WHEN database_name = 'temp' THEN 'temp' ELSE 'db' END FROM duckdb_tables() "
+        "WHERE table_name = ? AND (database_name = 'temp' OR database_name = current_database())",
+        [name],
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def _stored_generation(con) -> int | None:
+    """The load generation the database's own ``hand_value_fit`` was computed for (``None``: unknown)."""
+    rows = con.execute(
+        f"SELECT value FROM {_qualified(con, 'hand_value_fit', False)} WHERE model = 'data' AND term = 'loaded_generation'"
+    ).fetchall()
+    return int(rows[0][0]) if rows else None
+
+
 def ensure_hand_values(con) -> None:
-    """Make sure ``hand_values`` and ``hand_value_fit`` can be queried: when the database has none
-    (``spadework judge-bids`` has not run), compute them into temporary tables (works read-only;
-    the database file is not changed)."""
-    if _exists(con, "hand_values") and _exists(con, "hand_value_fit"):
+    """Make sure ``hand_values`` and ``hand_value_fit`` can be queried and answer for what is loaded.
+
+    The database's own tables (``spadework judge-bids``) are used when they were computed for the
+    current load (:func:`spadework.parsers.state.loaded_generation`); when the database has none, or
+    hands were loaded since, fresh ones are computed into temporary tables that shadow them for this
+    connection (works read-only; the database file is not changed)."""
+    tables = ("hand_values", "hand_value_fit")
+    where = {t: _where(con, t) for t in tables}
+    if all("db" in w for w in where.values()) and _stored_generation(con) == loaded_generation(con):
+        for t in tables:
+            if "temp" in where[t]:
+                con.execute(f"DROP TABLE temp.main.{t}")
         return
+    if all("temp" in w for w in where.values()):
+        return  # computed earlier on this connection
     _write(con, compute(con), temp=True)
 
 

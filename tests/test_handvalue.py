@@ -272,3 +272,30 @@ def test_cli_judge_bids_wants_a_checked_database(tmp_path):
     con.close()
     res = CliRunner().invoke(app, ["judge-bids", "--db", str(path)])
     assert res.exit_code == 2 and "has not been checked" in res.output and "Traceback" not in res.output
+
+
+def test_stored_hand_values_are_not_used_after_a_new_load(tmp_path):
+    from spadework.analysis.engine.checker import check_db
+    from spadework.parsers.db import load_files
+
+    path = tmp_path / "f.duckdb"
+    con = metrics_fixture.build(duckdb.connect(str(path)))
+    hv.judge_bids(con)  # G2 hand 1: four seats
+    hv.ensure_hand_values(con)  # current: the stored tables are used, nothing temporary
+    temp = "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'temp' AND table_name LIKE 'hand_value%'"
+    assert con.execute(temp).fetchall() == [(0,)]
+    load_files(con, [ROOT / "data" / "club_night.jsonl"])  # 8 more hands with deals
+    check_db(con)
+    con.close()
+    ro = duckdb.connect(str(path), read_only=True)
+    stored = ro.execute("SELECT count(*) FROM hand_values").fetchall()[0][0]
+    hv.ensure_hand_values(ro)  # stale: fresh temporary tables shadow the stored ones
+    assert (stored, ro.execute("SELECT count(*) FROM hand_values").fetchall()[0][0]) == (4, 36)
+    ro.close()
+    rw = duckdb.connect(str(path))
+    hv.ensure_hand_values(rw)
+    hv.judge_bids(rw)  # written into the database itself, then current again: the temporary copy goes
+    hv.ensure_hand_values(rw)
+    assert rw.execute(temp).fetchall() == [(0,)]
+    assert rw.execute("SELECT count(*) FROM hand_values").fetchall() == [(36,)]
+    rw.close()
