@@ -459,27 +459,74 @@ def card_annotations(con, game_id: str, hand: int) -> dict[tuple[int, int], dict
     }
 
 
-def leak_table(df: pl.DataFrame, limit: int | None = 12) -> pl.DataFrame:
-    """:func:`leaks` as a reader sees it (a notebook table): ``Metric, Player, n, Winners, Leak, 95% low,
-    95% high, Counted in, Direction, Significant``; rates in per cent, everything rounded."""
-    pct = pl.col("kind") == "rate"
+def winner_leak_table(df: pl.DataFrame, player: str | None = None, limit: int | None = 12):
+    """:func:`leaks` as a reader sees it (a :class:`spadework.analysis.present.Table`): metric, the
+    player's and the winners' values, ``n``, the leak with its 95 % interval and what it is counted in;
+    rates in per cent, everything rounded, significant leaks marked."""
+    from spadework.analysis.coach import short_value
+    from spadework.analysis.present import Table
 
-    def val(c: str) -> pl.Expr:
-        return pl.when(pct).then((100 * pl.col(c)).round(1)).otherwise(pl.col(c).round(2))
+    rows = []
+    for r in (df if limit is None else df.head(limit)).iter_rows(named=True):
+        pct = "%" if r["kind"] == "rate" else ""
+        rows.append(r | {
+            "player_text": short_value(r["kind"], r["player_value"]) + pct,
+            "winners_text": short_value(r["kind"], r["winners_value"]) + pct,
+            "interval": f"{r['leak_low']:+.1f} to {r['leak_high']:+.1f}",
+            "unit": r["leak_unit"] + (f", {r['direction']}" if r["better"] is None and r["direction"] else ""),
+            "mark": "leak" if r["significant"] and r["leak"] > 0 else ("strength" if r["leak"] < 0 else ""),
+        })  # fmt: skip
+    cols = [("mark", "", "text"), ("title", "metric", "text"), ("player_text", player or "player", "text"),
+            ("player_n", "n", "int"), ("winners_text", "winners", "text"), ("leak", "leak", "signed"),
+            ("interval", "95% interval", "text"), ("unit", "counted in", "text")]  # fmt: skip
+    group = df["winners"][0] if df.height else ""
+    note = (f"Against the winning players ({group}): the gap in the worse direction times the player's "
+            "opportunities n, in the events it is counted in; leak: its 95% interval is above 0."
+            if df.height else "No other player has a finished game to compare with.")  # fmt: skip
+    title = f"Leaks of {player} against the winning players" if player else "Leaks against the winning players"
+    return Table(rows, cols, title=title, note=note, highlight=("mark", "leak"))
 
-    out = df.select(
-        pl.col("title").alias("Metric"),
-        val("player_value").alias("Player"),
-        pl.col("player_n").alias("n"),
-        val("winners_value").alias("Winners"),
-        pl.col("leak").round(1).alias("Leak"),
-        pl.col("leak_low").round(1).alias("95% low"),
-        pl.col("leak_high").round(1).alias("95% high"),
-        pl.col("leak_unit").alias("Counted in"),
-        pl.when(pl.col("better").is_null()).then(pl.col("direction")).otherwise(pl.lit("")).alias("Direction"),
-        pl.col("significant").alias("Significant"),
-    )
-    return out if limit is None else out.head(limit)
+
+def bid_table(con, player: str, filters: metrics.Filters | Mapping[str, Any] | None = None, limit: int = 5):
+    """The player's worst overbids and underbids against the hand's value (:func:`bid_judgements`), as a
+    readable table: game, hand, bid, the hand's value and count, bid - value, tricks taken."""
+    from spadework.analysis.present import Table
+
+    df = bid_judgements(con, player, filters).filter(pl.col("bid_error").is_not_null())
+    rows = pl.concat([df.head(limit).with_columns(what=pl.lit("overbid")),
+                      df.tail(limit).reverse().with_columns(what=pl.lit("underbid"))]) if df.height else df  # fmt: skip
+    rows = rows.filter((pl.col("what") == "overbid") == (pl.col("bid_error") > 0)) if df.height else rows
+    cols = [("what", "", "text"), ("game_id", "game", "text"), ("hand", "hand", "int"), ("bid", "bid", "int"),
+            ("expected_tricks", "hand value", "mean"), ("estimate", "count", "mean"),
+            ("bid_error", "bid − value", "signed"), ("taken", "taken", "int")]  # fmt: skip
+    return Table(rows, cols, title=f"Bids of {player} furthest from the hand's value",
+                 note="hand value: the tricks an average player of this database takes with such cards; count: "
+                      "the plain count of honours, spade length and short suits (docs/COACHING.md).")  # fmt: skip
+
+
+def nil_table(con, player: str, filters: metrics.Filters | Mapping[str, Any] | None = None):
+    """The player's nils with the model's chance (:func:`nil_judgements`), least sound first."""
+    from spadework.analysis.handvalue import NIL_SOUND
+    from spadework.analysis.present import Table
+
+    cols = [("game_id", "game", "text"), ("hand", "hand", "int"), ("blind", "blind", "yesno"),
+            ("nil_chance", "chance", "rate"), ("sound", "sound", "yesno"), ("made", "made", "yesno")]  # fmt: skip
+    return Table(nil_judgements(con, player, filters), cols, title=f"Nils of {player}",
+                 note=f"chance: how often a nil on such a hand is made (the nil model, fitted on this database's "
+                      f"nils); sound: at least {100 * NIL_SOUND:.0f}%.")  # fmt: skip
+
+
+def costliest_table(con, player: str, filters: metrics.Filters | Mapping[str, Any] | None = None, limit: int = 10):
+    """The player's costliest cards (:func:`costliest_cards`) as a readable table."""
+    from spadework.analysis.present import Table
+
+    cols = [("game_id", "game", "text"), ("hand", "hand", "int"), ("trick", "trick", "int"), ("card", "card", "text"),
+            ("cost", "cost", "int"), ("best_cards", "best", "text"), ("tricks_best", "tricks with best play", "int"),
+            ("tricks_played", "after the card", "int")]  # fmt: skip
+    df = costliest_cards(con, player, limit, filters)
+    note = ("cost: tricks the side lost against double-dummy best play (every hand visible); best: the cards "
+            "that lose none." if df.height else "No card costs: run `spadework analyse --db FILE` to judge every card.")  # fmt: skip
+    return Table(df, cols, title=f"Costliest cards of {player}", note=note)
 
 
 def replay_html(con, game_id: str, hand: int, standalone: bool = True) -> str:
@@ -495,23 +542,34 @@ def replay_html(con, game_id: str, hand: int, standalone: bool = True) -> str:
     return f"<style>{report.CSS}</style>{report.REPLAY_LEGEND}{report.DD_LEGEND}{body}"
 
 
+def worst_card_replay_html(con, player: str, filters: metrics.Filters | Mapping[str, Any] | None = None) -> str:
+    """The replay (:func:`replay_html`) of the hand in which ``player`` played their costliest card, or a
+    sentence when there is no card cost (``spadework analyse`` has not run) or no costly card."""
+    import html
+
+    worst = costliest_cards(con, player, limit=1, filters=filters)
+    if worst.is_empty():
+        return f"<p>No costly card of {html.escape(player)} to replay (card costs come from `spadework analyse`).</p>"
+    return replay_html(con, worst["game_id"][0], int(worst["hand"][0]))
+
+
 # --------------------------------------------------------------------------------------------
 # Charts (Altair, from the aggregated frames above; data inline, as spadework.analysis.charts does)
 
 
-def leak_chart(df: pl.DataFrame, title: str = "Leaks against the winning players (95% interval)", limit: int = 12):
-    """Horizontal bars of :func:`leaks` (the first ``limit`` rows): the leak size with its interval,
-    red when significant, green for strengths.  Tooltips carry the player's and the winners' values and n."""
+def leak_chart(df: pl.DataFrame, highlight: str | None = None, title: str | None = None, limit: int = 12):
+    """Horizontal bars of :func:`leaks` (the first ``limit`` rows): each leak with its 95 % interval,
+    in the highlight colour of :mod:`spadework.analysis.charts` (``highlight``: the player, named in the
+    title), solid when significant, pale when not; strengths (negative) to the left of zero.
+    Tooltips carry the player's and the winners' values and n."""
     import altair as alt
 
-    from spadework.analysis.charts import _rows
+    from spadework.analysis.charts import HIGHLIGHT, _rows
 
     rows = _rows(
         df.head(limit).with_columns(
             label=pl.col("title") + pl.when(pl.col("direction") != "").then(pl.lit(" (") + pl.col("direction") + ")")
             .otherwise(pl.lit("")),
-            verdict=pl.when(pl.col("significant") & (pl.col("leak") > 0)).then(pl.lit("leak"))
-            .when(pl.col("leak") < 0).then(pl.lit("strength")).otherwise(pl.lit("not significant")),
         )
     )  # fmt: skip
     tooltip = [
@@ -527,39 +585,14 @@ def leak_chart(df: pl.DataFrame, title: str = "Leaks against the winning players
     ]
     base = alt.Chart(alt.Data(values=rows))
     y = alt.Y("label:N", title=None, sort=alt.EncodingSortField("leak", order="descending"))
-    color = alt.Color(
-        "verdict:N", title=None,
-        scale=alt.Scale(domain=["leak", "not significant", "strength"], range=["#c0392b", "#999999", "#27ae60"]),
-    )  # fmt: skip
-    bars = base.mark_bar(opacity=0.7).encode(y=y, x=alt.X("leak:Q", title="leak (events, see tooltip)"),
-                                             color=color, tooltip=tooltip)
-    rule = base.mark_rule(strokeWidth=2).encode(y=y, x="leak_low:Q", x2="leak_high:Q", tooltip=tooltip)
+    opacity = alt.condition("datum.significant", alt.value(0.85), alt.value(0.3))
+    bars = base.mark_bar(color=HIGHLIGHT).encode(y=y, x=alt.X("leak:Q", title="leak (in the events of each metric)"),
+                                                 opacity=opacity, tooltip=tooltip)  # fmt: skip
+    rule = base.mark_rule(strokeWidth=2, color="#424242").encode(y=y, x="leak_low:Q", x2="leak_high:Q", tooltip=tooltip)
+    if title is None:
+        who = f"of {highlight} " if highlight else ""
+        title = f"Leaks {who}against the winning players (95% interval)"
     return alt.layer(bars, rule).properties(title=title, width=420, height=max(60, 22 * len(rows)))
-
-
-def player_metric_chart(df: pl.DataFrame, highlight: str | None = None, title: str | None = None,
-                        label: str = "value"):  # fmt: skip
-    """One point per player with its 95 % interval from ``metrics.run(con, name, by="player")``
-    (``player, n, value, low, high``), ``highlight`` drawn in red.  Players without data are left out."""
-    import altair as alt
-
-    from spadework.analysis.charts import _rows
-
-    rows = [r | {"chosen": r["player"] == highlight} for r in _rows(df) if r.get("n") and r.get("value") is not None]
-    tooltip = [
-        alt.Tooltip("player:N"),
-        alt.Tooltip("value:Q", title=label, format=".3f"),
-        alt.Tooltip("low:Q", title="95% low", format=".3f"),
-        alt.Tooltip("high:Q", title="95% high", format=".3f"),
-        alt.Tooltip("n:Q", title="n"),
-    ]
-    base = alt.Chart(alt.Data(values=rows))
-    y = alt.Y("player:N", title=None, sort=alt.EncodingSortField("value", order="descending"))
-    color = alt.Color("chosen:N", legend=None, scale=alt.Scale(domain=[False, True], range=["#4c78a8", "#c0392b"]))
-    rule = base.mark_rule(strokeWidth=2).encode(y=y, x=alt.X("low:Q", title=label), x2="high:Q", color=color,
-                                                tooltip=tooltip)  # fmt: skip
-    point = base.mark_point(filled=True, size=70).encode(y=y, x="value:Q", color=color, tooltip=tooltip)
-    return alt.layer(rule, point).properties(title=title or label, width=420, height=max(60, 22 * len(rows)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -654,13 +687,16 @@ __all__ = [
     "ensure_tables",
     "has_card_costs",
     "leak_chart",
-    "leak_table",
+    "bid_table",
+    "costliest_table",
+    "nil_table",
+    "winner_leak_table",
     "leaks",
     "nil_judgements",
-    "player_metric_chart",
     "replay_html",
     "rich_costliest",
     "rich_leaks",
     "rich_sections",
     "winners",
+    "worst_card_replay_html",
 ]

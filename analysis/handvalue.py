@@ -650,6 +650,28 @@ def ensure_hand_values(con) -> None:
     _write(con, compute(con), temp=True)
 
 
+def fits(con) -> tuple[TrickFit, NilFit]:
+    """The two fits of the database (``hand_value_fit``, computed first if needed) as objects; their
+    ``describe()`` gives the formula and the fit's numbers in one line each."""
+    ensure_hand_values(con)
+    v = {(m, t): val for m, t, val in con.execute("SELECT model, term, value FROM hand_value_fit").fetchall()}
+    t = lambda k: v.get(("tricks", k))  # noqa: E731
+    n = lambda k: v.get(("nil", k))  # noqa: E731
+    trick = TrickFit(
+        t("intercept") or 0.0, {f: t(f) for f in TRICK_FEATURES}, int(t("n") or 0), t("r2"), t("mae"), t("raw_r2"),
+        t("raw_mae"), t("cv_mae"), t("prior_hands") or PRIOR_HANDS,
+    )  # fmt: skip
+    nil = NilFit(n("intercept") or 0.0, {f: n(f) for f in NIL_FEATURES}, int(n("n") or 0), int(n("made") or 0),
+                 n("log_loss"), n("brier"), n("base_log_loss"))  # fmt: skip
+    return trick, nil
+
+
+def fit_summary(con) -> str:
+    """Two lines for a reader: the trick calibration and the nil model with their fits (:func:`fits`)."""
+    trick, nil = fits(con)
+    return f"Hand value: {trick.describe()}\nNil model: {nil.describe()}"
+
+
 def fit_table(con) -> pl.DataFrame:
     """``hand_value_fit`` as a frame (``model, term, value``), computing it first if needed."""
     ensure_hand_values(con)
@@ -673,8 +695,10 @@ __all__ = [
     "ensure_hand_values",
     "estimate_tricks",
     "fit_nil",
+    "fit_summary",
     "fit_table",
     "fit_tricks",
+    "fits",
     "hand_features",
     "judge_bids",
     "ruleset_of",

@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 import metrics_fixture
-from spadework.analysis import decisions, metrics, stats
+from spadework.analysis import charts, decisions, metrics, stats
 from spadework.analysis.decisions import CARD_COSTS_STANDIN
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -246,13 +246,13 @@ def test_card_annotations_and_charts(con):
     }  # fmt: skip
     assert decisions.card_annotations(con, "G1", 1) == {}
     spec = decisions.leak_chart(
-        decisions.leaks(con, "bo", winning=["ana"], names=("play_accuracy", "tricks_lost_per_100"), min_n=1)
+        decisions.leaks(con, "bo", winning=["ana"], names=("play_accuracy", "tricks_lost_per_100"), min_n=1),
+        highlight="bo",
     ).to_dict()
     values = spec["layer"][0]["data"]["values"] if "data" in spec["layer"][0] else spec["data"]["values"]
     assert {v["metric"] for v in values} == {"play_accuracy", "tricks_lost_per_100"}
-    acc = decisions.player_metric_chart(metrics.run(con, "play_accuracy"), highlight="bo").to_dict()
-    values = acc["layer"][0]["data"]["values"] if "data" in acc["layer"][0] else acc["data"]["values"]
-    assert [v["player"] for v in values if v["chosen"]] == ["bo"] and len(values) == 4
+    assert spec["title"] == "Leaks of bo against the winning players (95% interval)"
+    assert spec["layer"][0]["mark"]["color"] == charts.HIGHLIGHT
 
 
 def test_winners_and_leaks_on_a_small_database(con):
@@ -302,11 +302,20 @@ def test_player_page_shows_the_judged_decisions():
     assert "Card play against double dummy" not in page2 and "Leaks against the winning players" in page2
 
 
-def test_leak_table_and_replay_for_notebooks(con):
-    t = decisions.leak_table(decisions.leaks(con, "bo", winning=["ana"], names=("play_accuracy", "bid_bias"), min_n=1))
-    assert t.columns == ["Metric", "Player", "n", "Winners", "Leak", "95% low", "95% high", "Counted in",
-                         "Direction", "Significant"]  # fmt: skip
-    acc = t.filter(pl.col("Metric") == "Play accuracy").row(0, named=True)
-    assert (acc["Player"], acc["n"], acc["Winners"]) == (92.3, 13, 92.3)  # 12 of 13 cards, both
+def test_tables_and_replay_for_notebooks(con):
+    t = decisions.winner_leak_table(
+        decisions.leaks(con, "bo", winning=["ana"], names=("play_accuracy", "bid_bias"), min_n=1), "bo"
+    )
+    assert [label for _, label, _ in t.columns] == ["", "metric", "bo", "n", "winners", "leak", "95% interval",
+                                                     "counted in"]  # fmt: skip
+    acc = next(r for r in t.rows if r["metric"] == "play_accuracy")
+    assert (acc["player_text"], acc["player_n"], acc["winners_text"]) == ("92.3%", 13, "92.3%")  # 12 of 13, both
+    assert "Against the winning players (ana)" in t.note
+    nils = decisions.nil_table(con, "di")  # di's nil in G2 hand 1 (the only hand with a deal): made
+    assert [(r["game_id"], r["hand"], r["made"]) for r in nils.rows] == [("G2", 1, True)]
+    bids = decisions.bid_table(con, "bo")
+    assert [r["what"] for r in bids.rows] in (["overbid"], ["underbid"]) and bids.rows[0]["bid"] == 4
+    cards = decisions.costliest_table(con, "ana")
+    assert [(r["trick"], r["card"], r["cost"]) for r in cards.rows] == [(10, "TH", 2)]
     html = decisions.replay_html(con, "G2", 1)
     assert "Double dummy." in html and html.count('class="dd cost" title=') == 3 and "<style>" in html

@@ -299,3 +299,12 @@ def test_stored_hand_values_are_not_used_after_a_new_load(tmp_path):
     assert rw.execute(temp).fetchall() == [(0,)]
     assert rw.execute("SELECT count(*) FROM hand_values").fetchall() == [(36,)]
     rw.close()
+
+
+def test_fits_read_back_from_the_table(sample):
+    ro = duckdb.connect(str(SAMPLE_DB), read_only=True)
+    trick, nil = hv.fits(ro)  # computed into temporary tables: the sample database has none stored
+    assert trick == sample.tricks and nil == sample.nil
+    text = hv.fit_summary(ro)
+    assert text.startswith("Hand value: expected_tricks = 0.806 +0.815 side_honours") and "n=125 nils" in text
+    ro.close()

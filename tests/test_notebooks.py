@@ -142,7 +142,11 @@ def test_notebook_runs_on_the_fixture_with_other_parameters(name, fixture_runs):
         assert vegalite_outputs(nb) == 3
     else:
         assert "cy against the field" in text and "Bid bias" in text and "95% interval" in text
-        assert vegalite_outputs(nb) == 3
+        # issue 14: the leaks against the winning players (table and chart), the bids against the hand's
+        # value (the fit and the chart), the nils judged; no card costs in the fixture
+        assert "Leaks of cy against the winning players" in text and "Hand value: expected_tricks =" in text
+        assert "Nils of cy" in text and "No costly card of cy to replay" in text
+        assert vegalite_outputs(nb) == 5
 
 
 @pytest.mark.skipif(not SAMPLE_DB.exists(), reason="data/sample/season.duckdb not built yet (the lead makes it)")
@@ -156,3 +160,4 @@ def test_notebooks_run_on_the_sample_with_other_parameters():
         assert HIGHLIGHTED_ROW in "\n".join(html_outputs(nb)), name
     assert "club night 2: players" in text_of(books["tournament_validation"])
     assert "ed against the field" in text_of(books["player_coaching"])
+    assert "Leaks of ed against the winning players" in text_of(books["player_coaching"])
