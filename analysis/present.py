@@ -272,6 +272,7 @@ class ProgressBar:
             self._bar = None
 
     def stage(self, label: str, total: int | None = None) -> None:
+        """Start a new task called ``label`` of ``total`` steps (none: open-ended), replacing the last."""
         if self._bar is None:
             return
         if self._task is not None:
@@ -279,10 +280,12 @@ class ProgressBar:
         self._task = self._bar.add_task(label, total=total or None)
 
     def update(self, done: int) -> None:
+        """Set the steps done of the current task."""
         if self._bar is not None and self._task is not None:
             self._bar.update(self._task, completed=done)
 
     def advance(self, n: int = 1) -> None:
+        """Count ``n`` more steps done."""
         if self._bar is not None and self._task is not None:
             self._bar.advance(self._task, n)
 
