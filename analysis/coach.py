@@ -18,7 +18,7 @@ from typing import Any
 import polars as pl
 
 from spadework.analysis import metrics, sample, stats
-from spadework.parsers.state import FRESH, NotChecked, derived_state, require_checked
+from spadework.parsers.state import NotChecked, require_checked
 
 TABLE_COLUMNS = (
     "category", "metric", "title", "kind", "unit", "better",
@@ -55,10 +55,6 @@ def open_database(path: str | os.PathLike[str] = "data/sample/season.duckdb", fr
     for c in candidates:
         if c.is_file():
             con = duckdb.connect(str(c), read_only=True)
-            if derived_state(con) != FRESH and sample.is_sample_db(c):
-                con.close()  # made by an older spadework, or interrupted: build it again
-                sample.build_sample_db(c, force=True)
-                con = duckdb.connect(str(c), read_only=True)
             try:
                 require_checked(con, os.fspath(path) if c == candidates[0] else str(c))
             except NotChecked:

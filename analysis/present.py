@@ -10,6 +10,8 @@ from typing import Any
 
 from rich.console import Console
 
+from spadework.parsers.scoresheet import protect_cell
+
 
 def findings_by_code(con) -> list[tuple[str, int]]:
     """``[(code, count)]`` over the ``violations`` table, most frequent first."""
@@ -184,34 +186,11 @@ def validation_json(con, summary) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 # CSV for spreadsheets (``standings --csv``, ``stats --csv``)
 
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-try:  # the shared rule of the score sheet (issue 11), once it is there
-    from spadework.parsers.scoresheet import protect_cell as _protect_cell
-except ImportError:  # pragma: no cover - depends on the branch
-    _protect_cell = None
-
-
 def csv_safe(value: Any) -> Any:
-    """A cell a spreadsheet will not run as a formula: text starting with ``= + - @``, a tab or a
-    carriage return that is not a number gets a leading ``'`` (OWASP's advice on CSV injection);
-    numbers, and text reading as a number such as ``-40``, stay as they are.
-
-    Uses :func:`spadework.parsers.scoresheet.protect_cell` (the score sheet's own rule) where it
-    exists, else the same rule written here.
-    """
-    if not isinstance(value, str):
-        return value
-    if _protect_cell is not None:
-        return _protect_cell(value)
-    if not value.startswith(_FORMULA_START):
-        return value
-    try:
-        float(value)
-    except ValueError:
-        return "'" + value
-    return value
+    """A cell a spreadsheet will not run as a formula (issue 11 item 6): text goes through
+    :func:`spadework.parsers.scoresheet.protect_cell`, the score sheet's own rule; numbers and
+    ``None`` stay as they are."""
+    return protect_cell(value) if isinstance(value, str) else value
 
 
 def write_csv(rows, out, columns: list[str] | None = None) -> None:
@@ -272,6 +251,7 @@ class ProgressBar:
             self._bar = None
 
     def stage(self, label: str, total: int | None = None) -> None:
+        """Start a new task called ``label`` of ``total`` steps (none: open-ended), replacing the last."""
         if self._bar is None:
             return
         if self._task is not None:
@@ -279,10 +259,12 @@ class ProgressBar:
         self._task = self._bar.add_task(label, total=total or None)
 
     def update(self, done: int) -> None:
+        """Set the steps done of the current task."""
         if self._bar is not None and self._task is not None:
             self._bar.update(self._task, completed=done)
 
     def advance(self, n: int = 1) -> None:
+        """Count ``n`` more steps done."""
         if self._bar is not None and self._task is not None:
             self._bar.advance(self._task, n)
 

@@ -218,6 +218,21 @@ HAND_VALUE_TABLES: dict[str, str] = {
 }
 
 
+def column_types(ddl: str) -> list[tuple[str, str]]:
+    """``(name, type)`` of each column of one of the DDL strings above, in order."""
+    cols = []
+    for line in ddl.strip().splitlines():
+        parts = line.strip().rstrip(",").split()
+        if parts:
+            cols.append((parts[0], parts[1]))
+    return cols
+
+
+def declared_columns(ddl: str) -> list[str]:
+    """The column names of one of the DDL strings above, in order."""
+    return [name for name, _ in column_types(ddl)]
+
+
 def _seats_view() -> str:
     from spadework.parsers.seats import SEATS
 

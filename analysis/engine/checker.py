@@ -39,7 +39,7 @@ from spadework.analysis.engine.replay import HandReplay, replay_hand
 from spadework.analysis.engine.rules import STANDARD, Ruleset, RulesError, get_ruleset, ruleset_name
 from spadework.analysis.engine.scoring import ScoreChain, SideResult, apply_renege_penalty, score_side
 from spadework.parsers.model import HandRecord
-from spadework.parsers.schema import DERIVED_TABLES, create_tables
+from spadework.parsers.schema import DERIVED_TABLES, column_types, create_tables
 from spadework.parsers.seats import SIDES, Side
 from spadework.parsers.state import loaded_generation, mark_checked
 
@@ -683,15 +683,6 @@ _ARROW_TYPES = {
 }
 
 
-def _columns_of(ddl: str) -> list[tuple[str, str]]:
-    cols = []
-    for line in ddl.strip().splitlines():
-        parts = line.strip().rstrip(",").split()
-        if parts:
-            cols.append((parts[0], parts[1]))
-    return cols
-
-
 class DerivedWriter:
     """Buffers rows of the derived tables and inserts them in batches through pyarrow.
 
@@ -708,7 +699,7 @@ class DerivedWriter:
         self._pa = pa
         self.con = con
         self.batch_rows = batch_rows
-        self.columns = {t: _columns_of(DERIVED_TABLES[t]) for t in self.TABLES}
+        self.columns = {t: column_types(DERIVED_TABLES[t]) for t in self.TABLES}
         self.schemas = {
             t: pa.schema([(c, getattr(pa, _ARROW_TYPES[typ])()) for c, typ in cols]) for t, cols in self.columns.items()
         }
