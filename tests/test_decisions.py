@@ -199,28 +199,36 @@ def test_nil_soundness_of_the_nil_lover(sample):
     assert bids["bid_error"][0] == bids["bid_error"].max() and bids.height == 315
 
 
-def test_planted_card_costs_make_the_careless_player_the_worst(sample):
-    # plant costs on the sample's real plays: one card in five costs ed a trick, one in thirty the others
-    sample.execute(
-        f"CREATE OR REPLACE TEMP TABLE card_costs AS SELECT p.game_id, p.hand, p.trick, p.play_order, p.seat, "
-        f"NULL::VARCHAR AS player, p.card, 6 AS tricks_best, 6 - c AS tricks_played, c AS cost, "
-        f"NULL::VARCHAR AS best_cards FROM ("
-        f" SELECT p.*, CASE WHEN hash(p.game_id, p.hand, p.trick, p.play_order) % 1000 < "
-        f"   CASE WHEN sh.player = 'ed' THEN 200 ELSE 33 END THEN 1 + (p.trick = 13)::INT ELSE 0 END AS c"
-        f" FROM plays p JOIN sw_seat_hands sh USING (game_id, hand, seat)) p"
+def test_planted_card_costs_make_the_careless_player_the_worst(tmp_path):
+    # plant costs on the sample's real plays (in a copy): one card in five costs ed a trick, one in thirty
+    # the others
+    if not SAMPLE_DB.exists():
+        pytest.skip("sample database not built")
+    import shutil
+
+    path = tmp_path / "planted.duckdb"
+    shutil.copy(SAMPLE_DB, path)
+    c = duckdb.connect(str(path))
+    metrics.prepare(c)
+    c.execute(f"CREATE TABLE IF NOT EXISTS main.card_costs ({CARD_COSTS_STANDIN})")
+    c.execute(
+        "INSERT INTO main.card_costs SELECT p.game_id, p.hand, p.trick, p.play_order, p.seat, NULL, p.card, 6, 6 - c, c,"
+        " '' FROM ("
+        " SELECT p.*, CASE WHEN hash(p.game_id, p.hand, p.trick, p.play_order) % 1000 <"
+        "   CASE WHEN sh.player = 'ed' THEN 200 ELSE 33 END THEN 1 + (p.trick = 13)::INT ELSE 0 END AS c"
+        " FROM plays p JOIN sw_seat_hands sh USING (game_id, hand, seat)) p"
     )
-    try:
-        acc = metrics.run(sample, "play_accuracy").sort("value")
-        assert acc["player"][0] == "ed" and acc["value"][0] == pytest.approx(0.8, abs=0.02)
-        leaks = decisions.leaks(sample, "ed")
-        assert leaks["metric"].head(2).to_list() in (
-            ["tricks_lost_per_100", "play_accuracy"], ["play_accuracy", "tricks_lost_per_100"],
-        )  # fmt: skip
-        assert leaks["significant"][0] and leaks["leak"][0] > 500  # ~0.17 x ~4,600 cards
-        worst = decisions.costliest_cards(sample, "ed", limit=3)
-        assert worst["cost"].to_list() == [2, 2, 2] and worst["trick"].to_list() == [13, 13, 13]
-    finally:
-        sample.execute("DROP TABLE IF EXISTS temp.main.card_costs")
+    metrics.freeze(c)
+    acc = metrics.run(c, "play_accuracy").sort("value")
+    assert acc["player"][0] == "ed" and acc["value"][0] == pytest.approx(0.8, abs=0.02)
+    leaks = decisions.leaks(c, "ed")
+    assert leaks["metric"].head(2).to_list() in (
+        ["tricks_lost_per_100", "play_accuracy"], ["play_accuracy", "tricks_lost_per_100"],
+    )  # fmt: skip
+    assert leaks["significant"][0] and leaks["leak"][0] > 500  # ~0.17 x ~4,600 cards
+    worst = decisions.costliest_cards(c, "ed", limit=3)
+    assert worst["cost"].to_list() == [2, 2, 2] and worst["trick"].to_list() == [13, 13, 13]
+    c.close()
 
 
 def test_stats_player_prints_the_leaks(monkeypatch):
