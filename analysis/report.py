@@ -1098,12 +1098,16 @@ def player_context(con, games: Sequence[str] | None = None) -> PlayerContext:
         volume = {r[0]: {"hands": r[1], "games": r[2], "partners": r[3]} for r in con.execute(
             f"SELECT player, count(*), count(DISTINCT game_id), count(DISTINCT partner) FROM {src} "
             "WHERE player IS NOT NULL GROUP BY player").fetchall()}  # fmt: skip
+        from spadework.analysis import decisions
+
+        coaching = decisions.coaching(con)  # issue 14's sections, on the same per-player-hand copy
     totals = standings_mod.standings(con, by_event=False)
     if games is None:
         games = [r[0] for r in con.execute("SELECT game_id FROM games").fetchall()]
     links = Links(players=page_names(sorted(volume)), games=page_names(games))
     return PlayerContext(con=con, links=links, table=table, calibration=calibration, findings=findings,
-                         results={r["player"]: r for r in totals.players.iter_rows(named=True)}, volume=volume)  # fmt: skip
+                         results={r["player"]: r for r in totals.players.iter_rows(named=True)}, volume=volume,
+                         coaching=coaching)  # fmt: skip
 
 
 def player_page_html(ctx: PlayerContext, player: str, report_title: str = "") -> str:
