@@ -50,8 +50,10 @@ Issue 14 item 3.  Three steps, each a public function:
 
 :func:`judge_bids` does all three on a database and writes ``hand_values`` (one row per seat of
 each hand with a complete, valid deal) and ``hand_value_fit`` (the coefficients and the fit's
-statistics), DDL in :data:`spadework.parsers.schema.HAND_VALUE_TABLES`.  :func:`ensure_hand_values`
-makes a temporary copy on a read-only connection that has none (the metrics call it).
+statistics, and the load generation they answer for), DDL in
+:data:`spadework.parsers.schema.HAND_VALUE_TABLES`; a season is read a batch of games at a time.
+:func:`ensure_hand_values` (the metrics call it) computes temporary ones, read-only too, when the
+database has none or hands were loaded since they were written.
 
 Units: tricks (0..13) for ``estimate``, ``expected_tricks``, ``bid_error``; probability 0..1 for
 ``nil_chance``.  RULES.md sections 2 (decks), 3 (bidding) and 5 (nil).
