@@ -16,8 +16,8 @@ The rules are those of RULES.md sections 1-7 as the reference (:mod:`~spadework.
 :mod:`~spadework.analysis.engine.checker`) applies them; ``tests/test_core_differential.py``
 holds the two to the same rows and findings.  Findings are written in the reference's order.
 
-Driver: :func:`run_core` (parallel over games with ``prange``: findings are counted in a first
-pass and written, for the games that have any, in a second).
+Driver: :func:`run_core` (games in parallel on several threads, the kernel releasing the GIL;
+findings are counted in a first pass and written, for the games that have any, in a second).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from spadework.analysis.engine import findings as _F
 from spadework.analysis.engine.packed import (
@@ -193,14 +193,17 @@ def alloc_find(n: int) -> FindOut:
 
 
 # --- small helpers ---------------------------------------------------------------------------------
+#
+# Helpers take plain arrays and scalars, never the namedtuples: numba passes (and reference-counts)
+# every array of a tuple at each call, which cost both compile time and run time.
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cpython_wrapper=True)
 def _bit(c):
     return np.uint64(1) << np.uint64(c)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cpython_wrapper=True)
 def _has(mask, c):
     return (mask >> np.uint64(c)) & np.uint64(1) != np.uint64(0)
 
@@ -222,35 +225,24 @@ def _emit(F, pos, write, hand, code, trick, seat, card, side, field, recorded, e
     return pos + 1
 
 
-@njit(cache=True, inline="always")
-def _side_of(seat):
-    return NO_SEAT if seat == NO_SEAT else seat & 1
-
-
 @njit(cache=True, no_cpython_wrapper=True)
-def _is_nil(P, i, j):
-    return P.bid_nil[i, j] or P.bid_value[i, j] == 0.0
-
-
-@njit(cache=True, no_cpython_wrapper=True)
-def _blind_value_known(opt, r, v):
-    """``Ruleset.blind_bid_known``: ``v`` is one of the blind numeric bid values."""
-    if opt[r, O_BLIND_BIDS] == 0:
+def _blind_value_known(opt, v):
+    """``Ruleset.blind_bid_known``: ``v`` is one of the blind numeric bid values (``opt``: one ruleset row)."""
+    if opt[O_BLIND_BIDS] == 0:
         return False
     if v != np.floor(v) or v < 1.0 or v > 62.0:
         return False
-    return (opt[r, O_BLIND_BID_VALUES] >> np.int64(v)) & 1 == 1
+    return (opt[O_BLIND_BID_VALUES] >> np.int64(v)) & 1 == 1
 
 
 # --- DEAL_INVALID ---------------------------------------------------------------------------------
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _check_deal(P, R, r, i, F, pos, write):
+def _check_deal(deal, deal_len, i, deck, F, pos, write):
     """DEAL_INVALID (one finding naming the first problem: a card outside the deck, else a card
     dealt twice, else a seat without 13 cards).  Returns ``(pos, dup_in_seat)``: ``dup_in_seat``
-    when a seat was dealt the same card twice (the masks cannot hold that hand)."""
-    deck = R.deck_mask[r]
+    when a seat was dealt the same card twice (masks cannot hold that hand: the reference checks it)."""
     seen = np.uint64(0)
     bad = False
     o_seat, o_card = NO_SEAT, NO_CARD
@@ -258,16 +250,14 @@ def _check_deal(P, R, r, i, F, pos, write):
     c_seat = NO_SEAT
     dup_in_seat = False
     for s in range(4):
-        n = np.int64(P.deal_len[i, s])
-        if n != 13:
+        if np.int64(deal_len[i, s]) != 13:
             bad = True
             if c_seat == NO_SEAT:
                 c_seat = s
     for s in range(4):
-        n = np.int64(P.deal_len[i, s])
         own = np.uint64(0)
-        for j in range(n):
-            c = np.int64(P.deal[i, s, j])
+        for j in range(np.int64(deal_len[i, s])):
+            c = np.int64(deal[i, s, j])
             if _has(own, c):
                 dup_in_seat = True
             own |= _bit(c)
@@ -278,18 +268,16 @@ def _check_deal(P, R, r, i, F, pos, write):
             elif _has(seen, c):
                 bad = True
                 if t_seat == NO_SEAT:
-                    other = NO_SEAT
-                    for s2 in range(4):  # the seat that was dealt it first
-                        for j2 in range(np.int64(P.deal_len[i, s2])):
-                            if s2 == s and j2 >= j:
-                                break
-                            if np.int64(P.deal[i, s2, j2]) == c:
+                    other = s  # the seat it was dealt to first
+                    for s2 in range(s):
+                        for j2 in range(np.int64(deal_len[i, s2])):
+                            if np.int64(deal[i, s2, j2]) == c:
                                 other = s2
                                 break
-                        if other != NO_SEAT or s2 == s:
+                        if other != s:
                             break
                     holder = s
-                    if np.int64(P.deal_len[i, other]) > 13 and np.int64(P.deal_len[i, s]) <= 13:
+                    if np.int64(deal_len[i, other]) > 13 and np.int64(deal_len[i, s]) <= 13:
                         holder = other
                     t_seat, t_card = holder, c
             else:
@@ -301,7 +289,8 @@ def _check_deal(P, R, r, i, F, pos, write):
             seat, card = t_seat, t_card
         else:
             seat, card = c_seat, NO_CARD
-        pos = _emit(F, pos, write, i, DEAL_INVALID, 0, seat, card, _side_of(seat), NO_FIELD, NAN, NAN)
+        side = NO_SEAT if seat == NO_SEAT else seat & 1
+        pos = _emit(F, pos, write, i, DEAL_INVALID, 0, seat, card, side, NO_FIELD, NAN, NAN)
     return pos, dup_in_seat
 
 
@@ -309,27 +298,22 @@ def _check_deal(P, R, r, i, F, pos, write):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _check_bids(P, R, r, i, own_totals, eff, F, pos, write):
+def _check_bids(bid_seat, bid_value, bid_nil, bid_blind, bid_whole, nb, dealer, i, opt, own_totals, eff, F, pos, write):
     """BID_OUT_OF_TURN, BID_INVALID, BLIND_BID_NOT_ALLOWED, BID_MISSING and the side limits, in the
     reference's order.  Fills ``eff[seat]`` with the slot of the bid that counts (-1 = none)."""
-    opt = R.opt
-    dealer = np.int64(P.dealer[i])
-    nb = np.int64(P.n_bids[i])
     bidders = 0
     for j in range(nb):
-        bidders |= 1 << np.int64(P.bid_seat[i, j])
+        bidders |= 1 << np.int64(bid_seat[i, j])
     pending = bidders  # seats still due to bid (bit = seat), in order from the dealer's left
     silent = 0  # silent partners of a blind numeric bid
     valid = 0
     for s in range(4):
         eff[s] = -1
     for j in range(nb):
-        s = np.int64(P.bid_seat[i, j])
-        if eff[s] >= 0:
-            pos = _emit(F, pos, write, i, BID_OUT_OF_TURN, 0, s, NO_CARD, s & 1, NO_FIELD, NAN, NAN)
-            continue
-        if (silent >> s) & 1:
-            pos = _emit(F, pos, write, i, BID_OUT_OF_TURN, 0, s, NO_CARD, s & 1, NO_FIELD, NAN, NAN)
+        s = np.int64(bid_seat[i, j])
+        side = s & 1
+        if eff[s] >= 0 or (silent >> s) & 1:  # a second bid, or the silent partner's
+            pos = _emit(F, pos, write, i, BID_OUT_OF_TURN, 0, s, NO_CARD, side, NO_FIELD, NAN, NAN)
             continue
         first = -1
         for k in range(4):
@@ -338,42 +322,42 @@ def _check_bids(P, R, r, i, own_totals, eff, F, pos, write):
                 first = q
                 break
         if first != s and (pending >> s) & 1:
-            pos = _emit(F, pos, write, i, BID_OUT_OF_TURN, 0, s, NO_CARD, s & 1, NO_FIELD, NAN, NAN)
+            pos = _emit(F, pos, write, i, BID_OUT_OF_TURN, 0, s, NO_CARD, side, NO_FIELD, NAN, NAN)
         pending &= ~(1 << s)
         eff[s] = j
-        side = s & 1
         own = own_totals[side]
         other = own_totals[1 - side]
-        v = P.bid_value[i, j]
-        blind = P.bid_blind[i, j]
+        v = bid_value[i, j]
+        blind = bid_blind[i, j]
+        nil = bid_nil[i, j] or v == 0.0
         ok = True
-        if _is_nil(P, i, j) and blind:
-            mode = opt[r, O_BLIND_NIL_MODE]
-            if opt[r, O_NIL] == 0 or mode == BLIND_NIL_NEVER:
+        if nil and blind:
+            mode = opt[O_BLIND_NIL_MODE]
+            if opt[O_NIL] == 0 or mode == BLIND_NIL_NEVER:
                 pos = _emit(F, pos, write, i, BID_INVALID, 0, s, NO_CARD, side, NO_FIELD, NAN, NAN)
                 ok = False
-            elif mode != BLIND_NIL_ALWAYS and not (other - own >= opt[r, O_BLIND_NIL_BEHIND_BY]):
+            elif mode != BLIND_NIL_ALWAYS and not (other - own >= opt[O_BLIND_NIL_BEHIND_BY]):
                 pos = _emit(F, pos, write, i, BLIND_BID_NOT_ALLOWED, 0, s, NO_CARD, side, NO_FIELD, NAN, NAN)
-        elif _is_nil(P, i, j):
-            if opt[r, O_NIL] == 0:
+        elif nil:
+            if opt[O_NIL] == 0:
                 pos = _emit(F, pos, write, i, BID_INVALID, 0, s, NO_CARD, side, NO_FIELD, NAN, NAN)
                 ok = False
-        elif not P.bid_whole[i, j]:
+        elif not bid_whole[i, j]:
             pos = _emit(F, pos, write, i, BID_INVALID, 0, s, NO_CARD, side, NO_FIELD, NAN, NAN)
             ok = False
         elif blind:
             partner = s ^ 2
-            if not _blind_value_known(opt, r, v):
+            if not _blind_value_known(opt, v):
                 pos = _emit(F, pos, write, i, BID_INVALID, 0, s, NO_CARD, side, NO_FIELD, NAN, NAN)
                 ok = False
             else:
-                partner_bids = opt[r, O_BLIND_PARTNER_BIDS] != 0
+                partner_bids = opt[O_BLIND_PARTNER_BIDS] != 0
                 if not partner_bids and eff[partner] < 0:
                     silent |= 1 << partner
                     pending &= ~(1 << partner)
                 if not partner_bids and eff[partner] >= 0:
                     pos = _emit(F, pos, write, i, BLIND_BID_NOT_ALLOWED, 0, s, NO_CARD, side, NO_FIELD, NAN, NAN)
-                elif opt[r, O_BLIND_BID_HAS_BEHIND_BY] != 0 and not (other - own >= opt[r, O_BLIND_BID_BEHIND_BY]):
+                elif opt[O_BLIND_BID_HAS_BEHIND_BY] != 0 and not (other - own >= opt[O_BLIND_BID_BEHIND_BY]):
                     pos = _emit(F, pos, write, i, BLIND_BID_NOT_ALLOWED, 0, s, NO_CARD, side, NO_FIELD, NAN, NAN)
         if ok:
             valid |= 1 << s
@@ -383,25 +367,24 @@ def _check_bids(P, R, r, i, own_totals, eff, F, pos, write):
         s = (dealer + 1 + k) & 3
         if not (bidders >> s) & 1 and not (silent >> s) & 1:
             pos = _emit(F, pos, write, i, BID_MISSING, 0, s, NO_CARD, s & 1, NO_FIELD, NAN, NAN)
-    for side in range(2):
+    for side in range(2):  # the side limits, on sides whose bids are all there and valid
         complete = True
-        for x in (side, side + 2):
-            if not (((valid >> x) & 1 and eff[x] >= 0) or (silent >> x) & 1):
-                complete = False
-        if not complete:
-            continue
         has_nil = False
         contract = 0.0
         for x in (side, side + 2):
             j = eff[x]
-            if j >= 0:
-                if _is_nil(P, i, j):
+            if not (((valid >> x) & 1 and j >= 0) or (silent >> x) & 1):
+                complete = False
+            elif j >= 0:
+                if bid_nil[i, j] or bid_value[i, j] == 0.0:
                     has_nil = True
                 else:
-                    contract += P.bid_value[i, j]
-        if opt[r, O_HAS_MIN_SIDE_BID] != 0 and not has_nil and contract < opt[r, O_MIN_SIDE_BID]:
+                    contract += bid_value[i, j]
+        if not complete:
+            continue
+        if opt[O_HAS_MIN_SIDE_BID] != 0 and not has_nil and contract < opt[O_MIN_SIDE_BID]:
             pos = _emit(F, pos, write, i, BID_INVALID, 0, NO_SEAT, NO_CARD, side, NO_FIELD, NAN, NAN)
-        if opt[r, O_HAS_MAX_SIDE_BID] != 0 and contract > opt[r, O_MAX_SIDE_BID]:
+        if opt[O_HAS_MAX_SIDE_BID] != 0 and contract > opt[O_MAX_SIDE_BID]:
             pos = _emit(F, pos, write, i, BID_INVALID, 0, NO_SEAT, NO_CARD, side, NO_FIELD, NAN, NAN)
     return pos
 
@@ -410,66 +393,63 @@ def _check_bids(P, R, r, i, own_totals, eff, F, pos, write):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _replay(P, R, r, i, Out, F, pos, write, reneges):
-    """Replay the recorded tricks of hand ``i``: LEAD_OUT_OF_TURN, CARD_NOT_HELD (the whole finding
-    for its card), SPADE_LED_FIRST_TRICK, LEAD_NOT_TWO_OF_CLUBS, SPADE_LED_BEFORE_BROKEN, RENEGE,
-    DEAL_INVALID for a card outside the deck where no deal is recorded, TRICK_WINNER_MISMATCH.
-    Fills the trick rows and ``Out.taken``.  Returns ``(pos, n_reneges)``; ``reneges[k]`` = seat."""
-    opt = R.opt
-    suit = R.play_suit[r]
-    power = R.play_power[r]
-    deck = R.deck_mask[r]
-    spades = R.suit_mask[r, SPADE]
-    nt = np.int64(P.n_tricks[i])
-    inferred = not P.has_deal[i]
+def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, has_deal, deal, deal_len,
+            opt, suit, power, deck, suit_mask, t_leader, t_winner, t_led, t_broken, taken,
+            F, pos, write, reneges):
+    """Replay the ``nt`` recorded tricks of hand ``i``: LEAD_OUT_OF_TURN, CARD_NOT_HELD (the whole
+    finding for its card), LEAD_NOT_TWO_OF_CLUBS (the whole finding for that lead),
+    SPADE_LED_FIRST_TRICK, SPADE_LED_BEFORE_BROKEN, RENEGE, DEAL_INVALID for a card outside the deck
+    where no deal is recorded (each seat then held what it played), TRICK_WINNER_MISMATCH.
+    Fills the trick rows and ``taken[4]``.  Returns ``(pos, n_reneges)``; ``reneges[k]`` = seat."""
+    inferred = not has_deal
     hold = np.zeros(4, dtype=np.uint64)  # with a deal: what each seat still holds
-    cnt = np.zeros((4, 5), dtype=np.int32)  # without: each seat's plays still to come, per suit
+    cnt = np.zeros((4, 5), dtype=np.int64)  # without: each seat's plays still to come, per suit
     if inferred:
         for t in range(nt):
-            ld = np.int64(P.trick_leader[i, t])
-            for j in range(np.int64(P.trick_len[i, t])):
-                cnt[(ld + j) & 3, np.int64(suit[np.int64(P.trick_cards[i, t, j])])] += 1
+            ld = np.int64(trick_leader[i, t])
+            for j in range(np.int64(trick_len[i, t])):
+                cnt[(ld + j) & 3, np.int64(suit[trick_cards[i, t, j]])] += 1
     else:
         for s in range(4):
-            for j in range(np.int64(P.deal_len[i, s])):
-                hold[s] |= _bit(np.int64(P.deal[i, s, j]))
-    two_clubs_rule = opt[r, O_FIRST_LEAD] == FIRST_LEAD_TWO_OF_CLUBS
-    leader0 = (np.int64(P.dealer[i]) + 1) & 3
-    if two_clubs_rule:
+            for j in range(np.int64(deal_len[i, s])):
+                hold[s] |= _bit(deal[i, s, j])
+    two_clubs_rule = opt[O_FIRST_LEAD] == FIRST_LEAD_TWO_OF_CLUBS
+    leader0 = (dealer + 1) & 3
+    if two_clubs_rule:  # the 2C holder leads trick 1 (without a deal: the seat that played it first)
         found = False
-        if inferred:
-            for t in range(nt):
-                ld = np.int64(P.trick_leader[i, t])
-                for j in range(np.int64(P.trick_len[i, t])):
-                    if np.int64(P.trick_cards[i, t, j]) == TWO_CLUBS:
-                        leader0 = (ld + j) & 3
-                        found = True
-                        break
-                if found:
+        for t in range(nt if inferred else 0):
+            ld = np.int64(trick_leader[i, t])
+            for j in range(np.int64(trick_len[i, t])):
+                if np.int64(trick_cards[i, t, j]) == TWO_CLUBS:
+                    leader0 = (ld + j) & 3
+                    found = True
                     break
-        else:
-            for s in range(4):
-                if _has(hold[s], TWO_CLUBS):
-                    leader0 = s
-                    break
+            if found:
+                break
+        for s in range(0 if inferred else 4):
+            if _has(hold[s], TWO_CLUBS):
+                leader0 = s
+                break
     to_play = leader0  # -1: nobody known (after a short trick)
     broken = False
     played = np.uint64(0)
-    taken = np.zeros(4, dtype=np.int32)
     nren = 0
-    any_time = opt[r, O_SPADES_LEAD_ANY_TIME] != 0
+    any_time = opt[O_SPADES_LEAD_ANY_TIME] != 0
+    non_spades = ~suit_mask[SPADE]
+    for s in range(4):
+        taken[s] = 0
     for t in range(nt):
         n = t + 1
-        ln = np.int64(P.trick_len[i, t])
-        ld = np.int64(P.trick_leader[i, t])
-        Out.t_leader[i, t] = ld
-        Out.t_broken[i, t] = broken
+        ln = np.int64(trick_len[i, t])
+        ld = np.int64(trick_leader[i, t])
+        t_leader[i, t] = ld
+        t_broken[i, t] = broken
         led = -1
-        best = -1
+        best = 0
         best_key = -1
         for j in range(ln):
             s = (ld + j) & 3
-            c = np.int64(P.trick_cards[i, t, j])
+            c = np.int64(trick_cards[i, t, j])
             cs = np.int64(suit[c])
             if inferred and not _has(deck, c):
                 pos = _emit(F, pos, write, i, DEAL_INVALID, n, s, c, s & 1, NO_FIELD, NAN, NAN)
@@ -477,26 +457,38 @@ def _replay(P, R, r, i, Out, F, pos, write, reneges):
                 if s != to_play and to_play >= 0:
                     pos = _emit(F, pos, write, i, LEAD_OUT_OF_TURN, n, s, NO_CARD, s & 1, NO_FIELD, NAN, NAN)
                 led = cs
-            if inferred:
-                held = not _has(played, c)
-            else:
-                held = _has(hold[s], c)
-            if held:
-                if j > 0:
-                    if cs != led:
-                        if inferred:
-                            follow = cnt[s, led] > 0
-                        else:
-                            follow = (hold[s] & R.suit_mask[r, led]) != np.uint64(0)
-                        if follow:
-                            pos = _emit(F, pos, write, i, RENEGE, n, s, c, s & 1, NO_FIELD, NAN, NAN)
-                            reneges[nren] = s
-                            nren += 1
-                else:
-                    pos = _check_lead(P, R, r, i, n, s, c, cs, broken, any_time, two_clubs_rule,
-                                      inferred, hold, cnt, t, F, pos, write)
-            else:
+            held = not _has(played, c) if inferred else _has(hold[s], c)
+            if not held:
                 pos = _emit(F, pos, write, i, CARD_NOT_HELD, n, s, c, s & 1, NO_FIELD, NAN, NAN)
+            elif j > 0:
+                if cs != led:  # RENEGE: not following while holding the suit led
+                    if cnt[s, led] > 0 if inferred else (hold[s] & suit_mask[led]) != np.uint64(0):
+                        pos = _emit(F, pos, write, i, RENEGE, n, s, c, s & 1, NO_FIELD, NAN, NAN)
+                        reneges[nren] = s
+                        nren += 1
+            else:
+                code = -1
+                if n == 1 and two_clubs_rule and c != TWO_CLUBS:
+                    has2c = False
+                    if inferred:  # the seat plays the 2C now or later
+                        for t2 in range(t, nt):
+                            l2 = np.int64(trick_leader[i, t2])
+                            for j2 in range(np.int64(trick_len[i, t2])):
+                                if (l2 + j2) & 3 == s and np.int64(trick_cards[i, t2, j2]) == TWO_CLUBS:
+                                    has2c = True
+                    else:
+                        has2c = _has(hold[s], TWO_CLUBS)
+                    if has2c:
+                        code = LEAD_NOT_TWO_OF_CLUBS
+                if code < 0 and cs == SPADE and (n == 1 or not (broken or any_time)):
+                    if inferred:
+                        other = cnt[s, 1] + cnt[s, 2] + cnt[s, 3] + cnt[s, 4] > 0
+                    else:
+                        other = (hold[s] & non_spades) != np.uint64(0)
+                    if other:
+                        code = SPADE_LED_FIRST_TRICK if n == 1 else SPADE_LED_BEFORE_BROKEN
+                if code >= 0:
+                    pos = _emit(F, pos, write, i, code, n, s, c, s & 1, NO_FIELD, NAN, NAN)
             if inferred:
                 cnt[s, cs] -= 1
             else:
@@ -504,94 +496,59 @@ def _replay(P, R, r, i, Out, F, pos, write, reneges):
             played |= _bit(c)
             if cs == SPADE:
                 broken = True
-            # Deck.winner_index: the first card of the highest power among trumps and the led suit
+            # Deck.winner_index: the first card of the highest power among trumps and the suit led
             if cs == SPADE or cs == led:
-                key = np.int32(power[c])
+                key = np.int64(power[c])
                 if key > best_key:
                     best, best_key = j, key
-        Out.t_led[i, t] = led
+        t_led[i, t] = led
         if ln < 4:
             to_play = -1
-            Out.t_winner[i, t] = NO_SEAT
+            t_winner[i, t] = NO_SEAT
             continue
         w = (ld + best) & 3
-        Out.t_winner[i, t] = w
+        t_winner[i, t] = w
         taken[w] += 1
         to_play = w
-        rw = np.int64(P.trick_winner[i, t])
+        rw = np.int64(trick_winner[i, t])
         if rw != NO_SEAT and rw != w:
             pos = _emit(F, pos, write, i, TRICK_WINNER_MISMATCH, n, rw, NO_CARD, rw & 1, F_WINNER, rw, w)
-    for s in range(4):
-        Out.taken[i, s] = taken[s]
     return pos, nren
-
-
-@njit(cache=True, no_cpython_wrapper=True)
-def _check_lead(P, R, r, i, n, s, c, cs, broken, any_time, two_clubs_rule, inferred, hold, cnt, t, F, pos, write):
-    """The lead of trick ``n`` by ``s`` with card ``c`` it holds: LEAD_NOT_TWO_OF_CLUBS (the whole
-    finding for that lead, RULES.md section 7), SPADE_LED_FIRST_TRICK, SPADE_LED_BEFORE_BROKEN."""
-    first = n == 1
-    if first and two_clubs_rule and c != TWO_CLUBS:
-        if inferred:
-            has2c = False
-            for t2 in range(t, np.int64(P.n_tricks[i])):
-                ld = np.int64(P.trick_leader[i, t2])
-                for j in range(np.int64(P.trick_len[i, t2])):
-                    if (ld + j) & 3 == s and np.int64(P.trick_cards[i, t2, j]) == TWO_CLUBS:
-                        has2c = True
-        else:
-            has2c = _has(hold[s], TWO_CLUBS)
-        if has2c:
-            return _emit(F, pos, write, i, LEAD_NOT_TWO_OF_CLUBS, n, s, c, s & 1, NO_FIELD, NAN, NAN)
-    if cs == SPADE and (first or not (broken or any_time)):
-        if inferred:
-            other = cnt[s, 1] + cnt[s, 2] + cnt[s, 3] + cnt[s, 4] > 0
-        else:
-            other = (hold[s] & ~R.suit_mask[r, SPADE]) != np.uint64(0)
-        if other:
-            code = SPADE_LED_FIRST_TRICK if first else SPADE_LED_BEFORE_BROKEN
-            return _emit(F, pos, write, i, code, n, s, c, s & 1, NO_FIELD, NAN, NAN)
-    return pos
 
 
 # --- tricks taken and the record's completeness ------------------------------------------------------
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _check_taken(P, i, Out, F, pos, write):
-    """HAND_INCOMPLETE and TRICKS_TAKEN_MISMATCH; fills ``Out.taken_score`` (the tricks the hand is
+def _check_taken(i, nt, trick_len, has_taken, taken_rec, taken, taken_score, F, pos, write):
+    """HAND_INCOMPLETE and TRICKS_TAKEN_MISMATCH; fills ``taken_score[4]`` (the tricks the hand is
     scored on: the replay of a complete hand, else the recorded taken, else the tricks played)."""
-    nt = np.int64(P.n_tricks[i])
     complete = nt == 13
     for t in range(nt):
-        if np.int64(P.trick_len[i, t]) != 4:
+        if np.int64(trick_len[i, t]) != 4:
             complete = False
-    if not complete and not P.has_taken[i]:
+    if not complete and not has_taken:
         pos = _emit(F, pos, write, i, HAND_INCOMPLETE, 0, NO_SEAT, NO_CARD, NO_SEAT, NO_FIELD, NAN, NAN)
-    if P.has_taken[i]:
+    for s in range(4):
+        taken_score[s] = taken[s]
+    if has_taken:
         low = False
         total = 0
         for s in range(4):
-            v = P.taken[i, s]
-            won = Out.taken[i, s]
+            v = np.int64(taken_rec[i, s])
             if v == NOT_RECORDED:
                 continue
             total += v
-            if (v == won) if complete else (v >= won):
+            if (v == taken[s]) if complete else (v >= taken[s]):
                 continue
             low = True
-            pos = _emit(F, pos, write, i, TRICKS_TAKEN_MISMATCH, 0, s, NO_CARD, s & 1, F_TAKEN, v, won)
+            pos = _emit(F, pos, write, i, TRICKS_TAKEN_MISMATCH, 0, s, NO_CARD, s & 1, F_TAKEN, v, taken[s])
         if not complete and not low and total != 13:
             pos = _emit(F, pos, write, i, TRICKS_TAKEN_MISMATCH, 0, NO_SEAT, NO_CARD, NO_SEAT, F_TAKEN, total, 13)
-        for s in range(4):
-            if complete:
-                Out.taken_score[i, s] = Out.taken[i, s]
-            else:
-                v = P.taken[i, s]
-                Out.taken_score[i, s] = 0 if v == NOT_RECORDED else v
-    else:
-        for s in range(4):
-            Out.taken_score[i, s] = Out.taken[i, s]
+        if not complete:
+            for s in range(4):
+                v = np.int64(taken_rec[i, s])
+                taken_score[s] = 0 if v == NOT_RECORDED else v
     return pos
 
 
@@ -599,11 +556,11 @@ def _check_taken(P, i, Out, F, pos, write):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _score_side(P, R, r, i, eff, side, taken, total_before, bags_before):
-    """``scoring.score_side``: (contract, tricks, made, contract_points, bags_this_hand, bag_points,
-    nil_points, bag_penalty, points, total, bags)."""
-    opt = R.opt
-    fnt = opt[r, O_FAILED_NIL_TRICKS]
+def _score_side(opt, bid, side, taken, total_before, bags_before):
+    """``scoring.score_side`` for ``side``: (contract, tricks, made, bags_this_hand, nil_points,
+    bag_penalty, points, total, bags).  ``bid``: float64[4, 4], per seat (has a bid, value, nil,
+    blind) of the bid that counts; ``taken``: tricks per seat."""
+    fnt = opt[O_FAILED_NIL_TRICKS]
     contract = 0.0
     base = 0.0
     counting = 0
@@ -611,14 +568,14 @@ def _score_side(P, R, r, i, eff, side, taken, total_before, bags_before):
     nil_points = 0
     any_blind = False
     for seat in (side, side + 2):
-        j = eff[seat]
         tk = taken[seat]
-        if j < 0:
+        if bid[seat, 0] == 0.0:  # no bid (a blind bidder's silent partner): its tricks count
             counting += tk
             continue
-        v = P.bid_value[i, j]
-        if _is_nil(P, i, j):
-            value = opt[r, O_BLIND_NIL_POINTS] if P.bid_blind[i, j] else opt[r, O_NIL_POINTS]
+        v = bid[seat, 1]
+        blind = bid[seat, 3] != 0.0
+        if bid[seat, 2] != 0.0:
+            value = opt[O_BLIND_NIL_POINTS] if blind else opt[O_NIL_POINTS]
             if tk == 0:
                 nil_points += value
             else:
@@ -629,10 +586,10 @@ def _score_side(P, R, r, i, eff, side, taken, total_before, bags_before):
                     extra_bags += tk
         else:
             contract += v
-            if P.bid_blind[i, j]:
+            if blind:
                 any_blind = True
-                if opt[r, O_BLIND_BID_HAS_POINTS] != 0 and _blind_value_known(opt, r, v):
-                    base += opt[r, O_BLIND_BID_POINTS]
+                if opt[O_BLIND_BID_HAS_POINTS] != 0 and _blind_value_known(opt, v):
+                    base += opt[O_BLIND_BID_POINTS]
                 else:
                     base += 20.0 * v
             else:
@@ -641,26 +598,25 @@ def _score_side(P, R, r, i, eff, side, taken, total_before, bags_before):
     made = counting >= contract
     if made:
         cp = base
-        if opt[r, O_TEN_FOR_TWO_HUNDRED] != 0 and not any_blind and contract >= 10.0:
+        if opt[O_TEN_FOR_TWO_HUNDRED] != 0 and not any_blind and contract >= 10.0:
             cp = 200.0
         bags_hand = np.int64(counting - contract) + extra_bags
     else:
         cp = -base
         bags_hand = np.int64(extra_bags)
-    bag_pts = opt[r, O_BAG_POINTS] * bags_hand
-    bags_total = np.int64(bags_before) + bags_hand
+    bags_total = bags_before + bags_hand
     penalty = np.int64(0)
-    limit = opt[r, O_BAG_LIMIT]
+    limit = opt[O_BAG_LIMIT]
     if limit > 0 and bags_total >= limit:
         times = bags_total // limit
-        penalty = -opt[r, O_BAG_PENALTY] * times
+        penalty = -opt[O_BAG_PENALTY] * times
         bags_total -= times * limit
-    points = cp + bag_pts + nil_points + penalty
-    return contract, counting, made, cp, bags_hand, bag_pts, nil_points, penalty, points, total_before + points, bags_total
+    points = cp + opt[O_BAG_POINTS] * bags_hand + nil_points + penalty
+    return contract, counting, made, bags_hand, nil_points, penalty, points, total_before + points, bags_total
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _penalty_taken(P, i, eff, taken_score, reneges, nren, k, out):
+def _penalty_taken(bid, taken_score, reneges, nren, k, out):
     """``scoring.apply_renege_penalty``: ``k`` tricks per renege from the offending side (a non-nil
     partner first, the offender first) to the opponents (a non-nil one, the offender's left first)."""
     for s in range(4):
@@ -668,10 +624,10 @@ def _penalty_taken(P, i, eff, taken_score, reneges, nren, k, out):
     for q in range(nren):
         off = reneges[q]
         g0, g1 = off, off ^ 2
-        if _seat_nil(P, i, eff, g0) and not _seat_nil(P, i, eff, g1):
+        if bid[g0, 2] != 0.0 and bid[g1, 2] == 0.0:
             g0, g1 = g1, g0
         t0, t1 = (off + 1) & 3, (off + 3) & 3
-        if _seat_nil(P, i, eff, t0) and not _seat_nil(P, i, eff, t1):
+        if bid[t0, 2] != 0.0 and bid[t1, 2] == 0.0:
             t0, t1 = t1, t0
         for _ in range(k):
             if out[g0] > 0:
@@ -685,18 +641,12 @@ def _penalty_taken(P, i, eff, taken_score, reneges, nren, k, out):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _seat_nil(P, i, eff, s):
-    j = eff[s]
-    return j >= 0 and _is_nil(P, i, j)
-
-
-@njit(cache=True, no_cpython_wrapper=True)
-def _winner_of(opt, r, ns, ew):
+def _winner_of(opt, ns, ew):
     """``scoring.game_winner``: side id or NO_SEAT."""
-    if max(ns, ew) >= opt[r, O_TARGET] and ns != ew:
+    if max(ns, ew) >= opt[O_TARGET] and ns != ew:
         return 0 if ns > ew else 1
-    if opt[r, O_HAS_LOSING_SCORE] != 0:
-        low = opt[r, O_LOSING_SCORE]
+    if opt[O_HAS_LOSING_SCORE] != 0:
+        low = opt[O_LOSING_SCORE]
         if (ns <= low or ew <= low) and ns != ew:
             return 0 if ns > ew else 1
     return NO_SEAT
@@ -706,40 +656,41 @@ def _winner_of(opt, r, ns, ew):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _check_scores(P, R, r, i, first, prev, eff, taken_off, chain_tot, chain_bags, F, pos, write):
+def _check_scores(i, first, prev, score_points, score_total, score_bags, score_before, bags_before,
+                  opt, bid, taken_off, chain_tot, chain_bags, F, pos, write):
     """SCORE_MISMATCH: the recorded score_before/bags_before, points, total and bags of hand ``i``
-    against the recorded state before it (the previous hand's recorded values where it has them,
-    else the recomputed chain).  ``taken_off``: the official tricks (after the renege penalty)."""
+    against the recorded state before it (hand ``prev``'s recorded values where it has them, else the
+    recomputed chain).  ``taken_off``: the official tricks (after the renege penalty)."""
     base_t = np.empty(2, dtype=np.float64)
     base_b = np.empty(2, dtype=np.int64)
     for sd in range(2):
         base_t[sd] = chain_tot[sd]
         base_b[sd] = chain_bags[sd]
         if prev >= 0:
-            if P.score_total[prev, sd] != NOT_RECORDED:
-                base_t[sd] = P.score_total[prev, sd]
-            if P.score_bags[prev, sd] != NOT_RECORDED:
-                base_b[sd] = P.score_bags[prev, sd]
-    if P.score_before[i, 0] != NOT_RECORDED:
+            if score_total[prev, sd] != NOT_RECORDED:
+                base_t[sd] = score_total[prev, sd]
+            if score_bags[prev, sd] != NOT_RECORDED:
+                base_b[sd] = score_bags[prev, sd]
+    if score_before[i, 0] != NOT_RECORDED:
         for sd in range(2):
-            v = P.score_before[i, sd]
+            v = np.int64(score_before[i, sd])
             if not first and v != base_t[sd]:
                 pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_SCORE_BEFORE, v, np.rint(base_t[sd]))
             base_t[sd] = v
-    if P.bags_before[i, 0] != NOT_RECORDED:
+    if bags_before[i, 0] != NOT_RECORDED:
         for sd in range(2):
-            v = P.bags_before[i, sd]
+            v = np.int64(bags_before[i, sd])
             if not first and v != base_b[sd]:
                 pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_BAGS_BEFORE, v, base_b[sd])
             base_b[sd] = v
     for sd in range(2):
-        rp = P.score_points[i, sd]
-        rt = P.score_total[i, sd]
-        rb = P.score_bags[i, sd]
+        rp = np.int64(score_points[i, sd])
+        rt = np.int64(score_total[i, sd])
+        rb = np.int64(score_bags[i, sd])
         if rp == NOT_RECORDED and rt == NOT_RECORDED and rb == NOT_RECORDED:
             continue
-        res = _score_side(P, R, r, i, eff, sd, taken_off, base_t[sd], base_b[sd])
-        points, total, bags = res[8], res[9], res[10]
+        res = _score_side(opt, bid, sd, taken_off, base_t[sd], base_b[sd])
+        points, total, bags = res[6], res[7], res[8]
         if rp != NOT_RECORDED and rp != points:
             pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_POINTS, rp, np.rint(points))
         if rt != NOT_RECORDED and rt != total:
@@ -749,150 +700,193 @@ def _check_scores(P, R, r, i, first, prev, eff, taken_off, chain_tot, chain_bags
     return pos
 
 
-# --- one game -------------------------------------------------------------------------------------------
+# --- the games -----------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def check_game(P, R, Out, F, g, pos, write):
-    """Check game ``g`` (hands ``P.game_start[g]:P.game_start[g+1]``): every hand replayed and
-    scored in hand order, the dealer rotation, the recorded scores, the end of the game and the
-    recorded winner.  Writes the per-hand and per-game outputs; returns the next finding position."""
-    opt = R.opt
-    r = P.game_ruleset[g]
-    a, b = P.game_start[g], P.game_start[g + 1]
-    for i in range(a, b):
-        if P.overflow[i]:
-            Out.g_reference[g] = True
-            return pos
-    k_pen = opt[r, O_RENEGE_PENALTY_TRICKS]
-    fixed = opt[r, O_DEALER]
+@njit(cache=True, nogil=True)
+def run_games(P, R, Out, F, games, offsets, write):
+    """Check each game of ``games``: every hand replayed and scored in hand order, the dealer
+    rotation, the recorded scores, the end of the game and the recorded winner.  Fills the per-hand
+    and per-game outputs; game ``games[k]`` writes its findings from row ``offsets[k]`` of ``F`` when
+    ``write``, else only counts them (``Out.g_nfind``).
+
+    Releases the GIL: :func:`run_core` runs slices of the games on several threads at once (games
+    share no state; each writes only its own rows).  The loop body is the whole game check (not a
+    function of its own): every level of jitted calls compiles the code below it again.
+    """
+    hand_no, dealer, nfind = P.hand_no, P.dealer, Out.g_nfind
+    hs_contract, hs_tricks, hs_made, hs_bags_hand = Out.hs_contract, Out.hs_tricks, Out.hs_made, Out.hs_bags_hand
+    hs_nil, hs_penalty, hs_points, hs_total, hs_bags = Out.hs_nil, Out.hs_penalty, Out.hs_points, Out.hs_total, Out.hs_bags
     tot = np.zeros((2, 2), dtype=np.float64)  # [chain, side]: as played, after the penalty
     bags = np.zeros((2, 2), dtype=np.int64)
-    if P.score_before[a, 0] != NOT_RECORDED:
-        for sd in range(2):
-            tot[0, sd] = P.score_before[a, sd]
-    if P.bags_before[a, 0] != NOT_RECORDED:
-        for sd in range(2):
-            bags[0, sd] = P.bags_before[a, sd]
-    for sd in range(2):
-        tot[1, sd] = tot[0, sd]
-        bags[1, sd] = bags[0, sd]
-    off = 1 if k_pen > 0 else 0  # the official chain
-    winner = NO_SEAT
-    ended = NO_HAND
     final = np.zeros(2, dtype=np.float64)
     eff = np.empty(4, dtype=np.int64)
+    bid = np.zeros((4, 4), dtype=np.float64)
     reneges = np.empty(64, dtype=np.int64)
-    taken_p = np.zeros(4, dtype=np.int64)
+    taken = np.zeros(4, dtype=np.int64)
     taken_s = np.zeros(4, dtype=np.int64)
+    taken_p = np.zeros(4, dtype=np.int64)
     own_totals = np.zeros(2, dtype=np.int64)
     before_t = np.zeros(2, dtype=np.float64)
     before_b = np.zeros(2, dtype=np.int64)
-    for i in range(a, b):
-        start = pos
-        h = P.hand_no[i]
-        # DEALER_OUT_OF_ROTATION
-        d = np.int64(P.dealer[i])
-        if fixed != NO_SEAT:
-            if d != fixed:
-                pos = _emit(F, pos, write, i, DEALER_OUT_OF_ROTATION, 0, d, NO_CARD, d & 1, F_DEALER, d, fixed)
-        elif i > a and h > P.hand_no[i - 1]:
-            exp = (np.int64(P.dealer[i - 1]) + (h - P.hand_no[i - 1])) % 4
-            if d != exp:
-                pos = _emit(F, pos, write, i, DEALER_OUT_OF_ROTATION, 0, d, NO_CARD, d & 1, F_DEALER, d, exp)
-        # PLAYED_AFTER_GAME_END
-        if winner != NO_SEAT:
-            pos = _emit(F, pos, write, i, PLAYED_AFTER_GAME_END, 0, NO_SEAT, NO_CARD, NO_SEAT, NO_FIELD, NAN, NAN)
-        for sd in range(2):
-            before_t[sd] = tot[off, sd]
-            before_b[sd] = bags[off, sd]
-            own_totals[sd] = np.int64(np.rint(tot[off, sd]))
-        # the hand itself
-        if P.has_deal[i]:
-            pos, dup = _check_deal(P, R, r, i, F, pos, write)
-            if dup:
-                Out.g_reference[g] = True
-                return pos
-        pos = _check_bids(P, R, r, i, own_totals, eff, F, pos, write)
-        pos, nren = _replay(P, R, r, i, Out, F, pos, write, reneges)
-        pos = _check_taken(P, i, Out, F, pos, write)
-        # the chains
-        for s in range(4):
-            taken_s[s] = Out.taken_score[i, s]
-        for sd in range(2):
-            res = _score_side(P, R, r, i, eff, sd, taken_s, tot[0, sd], bags[0, sd])
-            _store_side(Out, i, AS_PLAYED, sd, res)
-        for sd in range(2):
-            tot[0, sd] = Out.hs_total[i, AS_PLAYED, sd]
-            bags[0, sd] = Out.hs_bags[i, AS_PLAYED, sd]
-        if k_pen > 0:
-            _penalty_taken(P, i, eff, taken_s, reneges, nren, k_pen, taken_p)
+    for kg in range(games.shape[0]):
+        g = np.int64(games[kg])
+        pos = np.int64(offsets[kg])
+        r = np.int64(P.game_ruleset[g])
+        a, b = np.int64(P.game_start[g]), np.int64(P.game_start[g + 1])
+        beyond = False  # a hand the core cannot check: the reference checks the game
+        for i in range(a, b):
+            beyond |= P.overflow[i]
+        opt = R.opt[r]
+        suit, power, deck, suit_mask = R.play_suit[r], R.play_power[r], R.deck_mask[r], R.suit_mask[r]
+        k_pen = opt[O_RENEGE_PENALTY_TRICKS]
+        fixed = opt[O_DEALER]
+        tot[:] = 0.0
+        bags[:] = 0
+        if P.score_before[a, 0] != NOT_RECORDED:
             for sd in range(2):
-                res = _score_side(P, R, r, i, eff, sd, taken_p, tot[1, sd], bags[1, sd])
-                _store_side(Out, i, AFTER_PENALTY, sd, res)
+                tot[0, sd] = tot[1, sd] = P.score_before[a, sd]
+        if P.bags_before[a, 0] != NOT_RECORDED:
             for sd in range(2):
-                tot[1, sd] = Out.hs_total[i, AFTER_PENALTY, sd]
-                bags[1, sd] = Out.hs_bags[i, AFTER_PENALTY, sd]
-        else:
+                bags[0, sd] = bags[1, sd] = P.bags_before[a, sd]
+        off = 1 if k_pen > 0 else 0  # the official chain
+        winner = NO_SEAT
+        ended = NO_HAND
+        for i in range(a, b if not beyond else a):
+            start = pos
+            h = np.int64(hand_no[i])
+            d = np.int64(dealer[i])
+            # DEALER_OUT_OF_ROTATION
+            if fixed != NO_SEAT:
+                if d != fixed:
+                    pos = _emit(F, pos, write, i, DEALER_OUT_OF_ROTATION, 0, d, NO_CARD, d & 1, F_DEALER, d, fixed)
+            elif i > a and h > hand_no[i - 1]:
+                exp = (np.int64(dealer[i - 1]) + (h - np.int64(hand_no[i - 1]))) % 4
+                if d != exp:
+                    pos = _emit(F, pos, write, i, DEALER_OUT_OF_ROTATION, 0, d, NO_CARD, d & 1, F_DEALER, d, exp)
+            # PLAYED_AFTER_GAME_END
+            if winner != NO_SEAT:
+                pos = _emit(F, pos, write, i, PLAYED_AFTER_GAME_END, 0, NO_SEAT, NO_CARD, NO_SEAT, NO_FIELD, NAN, NAN)
+            for sd in range(2):
+                before_t[sd] = tot[off, sd]
+                before_b[sd] = bags[off, sd]
+                own_totals[sd] = np.int64(np.rint(tot[off, sd]))
+            # the hand: deal, bids, play, tricks taken
+            if P.has_deal[i]:
+                pos, dup = _check_deal(P.deal, P.deal_len, i, deck, F, pos, write)
+                if dup:
+                    beyond = True
+                    break
+            pos = _check_bids(P.bid_seat, P.bid_value, P.bid_nil, P.bid_blind, P.bid_whole, np.int64(P.n_bids[i]),
+                              d, i, opt, own_totals, eff, F, pos, write)
             for s in range(4):
-                taken_p[s] = taken_s[s]
-        if winner == NO_SEAT:
-            w = _winner_of(opt, r, tot[off, 0], tot[off, 1])
-            if w != NO_SEAT:
-                winner = w
-                ended = h
-                final[0], final[1] = tot[off, 0], tot[off, 1]
-        pos = _check_scores(P, R, r, i, i == a, i - 1 if i > a else -1, eff, taken_p, before_t, before_b, F, pos, write)
-        # GAME_RESULT_MISMATCH
-        rw = np.int64(P.winner[i])
-        if rw != NO_SEAT:
+                j = eff[s]
+                if j < 0:
+                    bid[s, 0] = bid[s, 1] = bid[s, 2] = bid[s, 3] = 0.0
+                else:
+                    bid[s, 0] = 1.0
+                    bid[s, 1] = P.bid_value[i, j]
+                    bid[s, 2] = 1.0 if P.bid_nil[i, j] or P.bid_value[i, j] == 0.0 else 0.0
+                    bid[s, 3] = 1.0 if P.bid_blind[i, j] else 0.0
+            nt = np.int64(P.n_tricks[i])
+            pos, nren = _replay(i, nt, d, P.trick_leader, P.trick_len, P.trick_cards, P.trick_winner, P.has_deal[i],
+                                P.deal, P.deal_len, opt, suit, power, deck, suit_mask,
+                                Out.t_leader, Out.t_winner, Out.t_led, Out.t_broken, taken, F, pos, write, reneges)
+            pos = _check_taken(i, nt, P.trick_len, P.has_taken[i], P.taken, taken, taken_s, F, pos, write)
+            for s in range(4):
+                Out.taken[i, s] = taken[s]
+                Out.taken_score[i, s] = taken_s[s]
+            # the score chains: as played, and after the renege penalty (the official one when there is one)
+            for k in range(1 + off):
+                if k == 1:
+                    _penalty_taken(bid, taken_s, reneges, nren, k_pen, taken_p)
+                else:
+                    for s in range(4):
+                        taken_p[s] = taken_s[s]
+                for sd in range(2):
+                    res = _score_side(opt, bid, sd, taken_p, tot[k, sd], bags[k, sd])
+                    hs_contract[i, k, sd] = res[0]
+                    hs_tricks[i, k, sd] = res[1]
+                    hs_made[i, k, sd] = res[2]
+                    hs_bags_hand[i, k, sd] = res[3]
+                    hs_nil[i, k, sd] = res[4]
+                    hs_penalty[i, k, sd] = res[5]
+                    hs_points[i, k, sd] = res[6]
+                    hs_total[i, k, sd] = tot[k, sd] = res[7]
+                    hs_bags[i, k, sd] = bags[k, sd] = res[8]
             if winner == NO_SEAT:
-                pos = _emit(F, pos, write, i, GAME_RESULT_MISMATCH, 0, NO_SEAT, NO_CARD, rw, F_WINNER, rw, NAN)
-            elif winner != rw:
-                pos = _emit(F, pos, write, i, GAME_RESULT_MISMATCH, 0, NO_SEAT, NO_CARD, rw, F_WINNER, rw, winner)
-        Out.n_find[i] = pos - start
-    if winner != NO_SEAT:
-        Out.g_total[g, 0], Out.g_total[g, 1] = final[0], final[1]
-    else:
-        Out.g_total[g, 0], Out.g_total[g, 1] = tot[off, 0], tot[off, 1]
-    Out.g_winner[g] = winner
-    Out.g_ended[g] = ended
-    return pos
+                w = _winner_of(opt, tot[off, 0], tot[off, 1])
+                if w != NO_SEAT:
+                    winner = w
+                    ended = h
+                    final[0], final[1] = tot[off, 0], tot[off, 1]
+            pos = _check_scores(i, i == a, i - 1 if i > a else -1, P.score_points, P.score_total, P.score_bags,
+                                P.score_before, P.bags_before, opt, bid, taken_p, before_t, before_b, F, pos, write)
+            # GAME_RESULT_MISMATCH
+            rw = np.int64(P.winner[i])
+            if rw != NO_SEAT:
+                if winner == NO_SEAT:
+                    pos = _emit(F, pos, write, i, GAME_RESULT_MISMATCH, 0, NO_SEAT, NO_CARD, rw, F_WINNER, rw, NAN)
+                elif winner != rw:
+                    pos = _emit(F, pos, write, i, GAME_RESULT_MISMATCH, 0, NO_SEAT, NO_CARD, rw, F_WINNER, rw, winner)
+            Out.n_find[i] = pos - start
+        if beyond:
+            Out.g_reference[g] = True
+            nfind[g] = 0
+            continue
+        if winner != NO_SEAT:
+            Out.g_total[g, 0], Out.g_total[g, 1] = final[0], final[1]
+        else:
+            Out.g_total[g, 0], Out.g_total[g, 1] = tot[off, 0], tot[off, 1]
+        Out.g_winner[g] = winner
+        Out.g_ended[g] = ended
+        nfind[g] = pos - offsets[kg]
 
 
-@njit(cache=True, no_cpython_wrapper=True)
-def _store_side(Out, i, k, sd, res):
-    Out.hs_contract[i, k, sd] = res[0]
-    Out.hs_tricks[i, k, sd] = res[1]
-    Out.hs_made[i, k, sd] = res[2]
-    Out.hs_bags_hand[i, k, sd] = res[4]
-    Out.hs_nil[i, k, sd] = res[6]
-    Out.hs_penalty[i, k, sd] = res[7]
-    Out.hs_points[i, k, sd] = res[8]
-    Out.hs_total[i, k, sd] = res[9]
-    Out.hs_bags[i, k, sd] = res[10]
+def _threads() -> int:
+    import numba
+
+    return max(1, int(numba.get_num_threads()))
 
 
-# --- drivers ---------------------------------------------------------------------------------------------
+def _parallel(P, R, Out, F, games: np.ndarray, offsets: np.ndarray, write: bool, threads: int) -> None:
+    """``run_games`` over ``games`` on ``threads`` threads, in slices of about equal hand counts."""
+    if threads <= 1 or len(games) < 2 * threads:
+        run_games(P, R, Out, F, games, offsets, write)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    sizes = (P.game_start[games + 1] - P.game_start[games]).astype(np.int64)
+    parts = max(threads * 4, 1)  # a few slices per thread evens out slow games
+    cuts = np.searchsorted(np.cumsum(sizes), np.linspace(0, sizes.sum(), parts + 1)[1:-1])
+    bounds = [0, *sorted(set(int(c) for c in cuts)), len(games)]
+    with ThreadPoolExecutor(threads) as pool:
+        jobs = [
+            pool.submit(run_games, P, R, Out, F, games[lo:hi], offsets[lo:hi], write)
+            for lo, hi in zip(bounds, bounds[1:])
+            if hi > lo
+        ]
+        for j in jobs:
+            j.result()
 
 
-@njit(cache=True, parallel=True)
-def run_games(P, R, Out, F, games, offsets, write):
-    """Check ``games`` (parallel over games, ``prange``): game ``games[k]`` writes its findings from
-    row ``offsets[k]`` of ``F`` when ``write``, else only counts them into ``Out.g_nfind``."""
-    nfind = Out.g_nfind  # bound before the loop: numba 0.68 drops `Out.g_nfind[g] = ...` stores in a prange body
-    for k in prange(games.shape[0]):
-        g = np.int64(games[k])
-        nfind[g] = check_game(P, R, Out, F, g, np.int64(offsets[k]), write) - offsets[k]
+def run_core(P: HandsIn, R: RulesIn, threads: int | None = None) -> tuple[CoreOut, FindOut]:
+    """Check every game of ``P`` under the ruleset table ``R``: :class:`CoreOut` and :class:`FindOut`.
 
+    Two passes: every game is checked and its findings counted; the games with findings are
+    checked again, writing them (findings are rare, so the second pass is cheap).  ``threads``:
+    how many threads check games at once (default ``numba.get_num_threads()``, i.e. the cores or
+    ``NUMBA_NUM_THREADS``).
 
-def run_core(P: HandsIn, R: RulesIn) -> tuple[CoreOut, FindOut]:
-    """Check every game of ``P`` under the ruleset table ``R``: :class:`CoreOut` and :class:`FindOut`."""
+    Why threads and not ``prange``: the kernel releases the GIL, so Python threads run it in
+    parallel just as well, and a ``prange`` driver costs about as much compile time again as the
+    whole kernel (measured: +12 s of a 25 s first compile).
+    """
+    threads = _threads() if threads is None else max(1, int(threads))
     n, g = P.hand_no.shape[0], P.game_ruleset.shape[0]
     Out = alloc_out(n, g)
     F0 = np.zeros((0, len(FIND_SPEC)), dtype=np.float64)
-    run_games(P, R, Out, F0, np.arange(g, dtype=np.int64), np.zeros(g, dtype=np.int64), False)
-    Out.g_nfind[Out.g_reference] = 0  # the reference writes those games
+    _parallel(P, R, Out, F0, np.arange(g, dtype=np.int64), np.zeros(g, dtype=np.int64), False, threads)
     games = np.nonzero(Out.g_nfind)[0].astype(np.int64)
     counts = Out.g_nfind[games]
     offsets = np.zeros(len(games), dtype=np.int64)
@@ -900,7 +894,7 @@ def run_core(P: HandsIn, R: RulesIn) -> tuple[CoreOut, FindOut]:
         offsets[1:] = np.cumsum(counts)[:-1]
     F = np.zeros((int(counts.sum()), len(FIND_SPEC)), dtype=np.float64)
     if len(games):
-        run_games(P, R, Out, F, games, offsets, True)
+        _parallel(P, R, Out, F, games, offsets, True, threads)
     return Out, FindOut(*(F[:, k].astype(d) for k, d in enumerate(FIND_SPEC.values())))
 
 
@@ -915,7 +909,7 @@ __all__ = [
     "RulesIn",
     "alloc_find",
     "alloc_out",
-    "check_game",
     "run_core",
     "run_games",
 ]
+
