@@ -634,6 +634,7 @@ def game_sql() -> str:
         " AND (bag_limit = 0 OR (ns_start_bags BETWEEN 0 AND bag_limit - 1 AND ew_start_bags BETWEEN 0 AND bag_limit - 1))))"
     )
     rot_ok = "(prev_hand IS NULL OR dealer = (prev_dealer + (hand - prev_hand)) % 4)"
+    gap_ok = "(prev_hand IS NULL OR hand = prev_hand + 1)"  # a missing hand is HAND_MISSING: the reference's
     # blind nil: allowed always, or to a side behind by bn_behind before the hand (recomputed totals)
     blind_ok = (
         "(bn_mode = 1 OR ((NOT (bb0 OR bb2) OR (ew_tot - ew_pts) - (ns_tot - ns_pts) >= bn_behind)"
@@ -643,7 +644,7 @@ def game_sql() -> str:
     return f"""
         SELECT *, {ends} AS ends,
             coalesce(hand_ok AND rkey IS NOT DISTINCT FROM game_rkey AND {rec_ok} AND {before_ok} AND {start_ok}
-                     AND {rot_ok} AND {blind_ok} AND {winner_ok}, false) AS row_ok
+                     AND {rot_ok} AND {gap_ok} AND {blind_ok} AND {winner_ok}, false) AS row_ok
         FROM ({totals})
     """
 
