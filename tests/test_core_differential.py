@@ -69,16 +69,6 @@ def _places(findings) -> list[tuple]:
     ]
 
 
-def _reference_lags(ref: list[tuple], rs) -> list[tuple]:
-    """RULES.md section 7 (clarified): with ``first_lead: two_of_clubs`` a lead other than the 2C by its
-    holder is LEAD_NOT_TWO_OF_CLUBS and nothing else; the reference still says SPADE_LED_FIRST_TRICK
-    for a spade there (issue 11 item 4, being fixed on branch ``rules``).  Until it lands, such a
-    reference finding is read as the clarified one.  Remove when the reference agrees."""
-    if rs.first_lead != "two_of_clubs":
-        return ref
-    return [("LEAD_NOT_TWO_OF_CLUBS", *x[1:]) if x[0] == "SPADE_LED_FIRST_TRICK" and x[2] == 1 else x for x in ref]
-
-
 def assert_same(records: list[HandRecord], rules: Any = None) -> dict[str, int]:
     """Check ``records`` (ordered by game) both ways and assert identical rows and findings per game.
     Returns counts: games, compared (the core checked them), findings."""
@@ -101,7 +91,7 @@ def assert_same(records: list[HandRecord], rules: Any = None) -> dict[str, int]:
         assert game == ref.game, where
         assert tricks == ref.tricks, where
         assert scores == ref.hand_scores, where
-        assert res.finding_places(g) == _reference_lags(_places(ref.findings), ref.ruleset), where
+        assert res.finding_places(g) == _places(ref.findings), where
         assert (res.out.g_nfind[g] > 0 or packed.hands.game_rules_flag[g] != 0) == bool(ref.findings), where
         counts["compared"] += 1
         counts["findings"] += len(ref.findings)
@@ -372,3 +362,55 @@ def test_threads_give_the_same_result():
     two = K.run_core(compiled.hands_in(packed.hands), compiled.rules_in(packed.rulesets), threads=2)
     for a, b in zip(one[0] + one[1], two[0] + two[1]):
         assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+
+
+# --- the reference's own rule tests, with every game they check also checked by the core ---------------
+
+_SUITES = ("test_checker", "test_record_gaps", "test_score_states", "test_scoring")
+
+
+def _suite_cases():
+    import importlib
+    import inspect
+
+    for name in _SUITES:
+        mod = importlib.import_module(name)
+        for fname, fn in sorted(vars(mod).items()):
+            if not fname.startswith("test_") or not callable(fn):
+                continue
+            marks = [m for m in getattr(fn, "pytestmark", []) if m.name == "parametrize"]
+            params = inspect.signature(fn).parameters
+            if not params:
+                yield pytest.param(name, fname, {}, id=f"{name}.{fname}")
+            elif len(marks) == 1 and set(params) == {n.strip() for n in marks[0].args[0].split(",")}:
+                keys = [n.strip() for n in marks[0].args[0].split(",")]
+                for k, values in enumerate(marks[0].args[1]):
+                    values = values if len(keys) > 1 else (values,)
+                    yield pytest.param(name, fname, dict(zip(keys, values)), id=f"{name}.{fname}[{k}]")
+
+
+@pytest.mark.parametrize("suite, fname, kwargs", list(_suite_cases()))
+def test_reference_rule_tests_through_the_core(suite, fname, kwargs, monkeypatch):
+    """Every game the reference's rule tests check (hand-made cases: gaps, both score states, renege
+    penalty, missing hands...) must come out the same from the core."""
+    import importlib
+
+    from spadework.analysis.engine import checker
+
+    mod = importlib.import_module(suite)
+    real = checker.check_game
+    seen = []
+
+    def both(records, ruleset_override=None, **kw):
+        records = list(records)
+        gc = real(records, ruleset_override, **kw)
+        if records and len({r.game_id for r in records}) == 1:
+            assert_same(sorted(records, key=lambda r: r.hand), ruleset_override)
+            seen.append(1)
+        return gc
+
+    if hasattr(mod, "check_game"):
+        monkeypatch.setattr(mod, "check_game", both)
+    monkeypatch.setattr(checker, "check_game", both)
+    getattr(mod, fname)(**kwargs)
+

@@ -57,6 +57,7 @@ SPADE_LED_FIRST_TRICK = CODE_IDS[_F.SPADE_LED_FIRST_TRICK]
 SPADE_LED_BEFORE_BROKEN = CODE_IDS[_F.SPADE_LED_BEFORE_BROKEN]
 RENEGE = CODE_IDS[_F.RENEGE]
 HAND_INCOMPLETE = CODE_IDS[_F.HAND_INCOMPLETE]
+HAND_MISSING = CODE_IDS[_F.HAND_MISSING]
 TRICK_WINNER_MISMATCH = CODE_IDS[_F.TRICK_WINNER_MISMATCH]
 TRICKS_TAKEN_MISMATCH = CODE_IDS[_F.TRICKS_TAKEN_MISMATCH]
 SCORE_MISMATCH = CODE_IDS[_F.SCORE_MISMATCH]
@@ -300,9 +301,12 @@ def _check_deal(deal, deal_len, i, deck, F, pos, write):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _check_bids(bid_seat, bid_value, bid_nil, bid_blind, bid_whole, nb, dealer, i, opt, own_totals, eff, F, pos, write):
+def _check_bids(bid_seat, bid_value, bid_nil, bid_blind, bid_whole, nb, dealer, i, opt, own_totals, scores_known,
+                eff, F, pos, write):
     """BID_OUT_OF_TURN, BID_INVALID, BLIND_BID_NOT_ALLOWED, BID_MISSING and the side limits, in the
-    reference's order.  Fills ``eff[seat]`` with the slot of the bid that counts (-1 = none)."""
+    reference's order.  Fills ``eff[seat]`` with the slot of the bid that counts (-1 = none).
+    ``own_totals``: the totals before the hand for the blind-bid conditions, checked only when
+    ``scores_known`` (not after a missing hand whose record does not show them)."""
     bidders = 0
     for j in range(nb):
         bidders |= 1 << np.int64(bid_seat[i, j])
@@ -338,7 +342,7 @@ def _check_bids(bid_seat, bid_value, bid_nil, bid_blind, bid_whole, nb, dealer, 
             if opt[O_NIL] == 0 or mode == BLIND_NIL_NEVER:
                 pos = _emit(F, pos, write, i, BID_INVALID, 0, s, NO_CARD, side, NO_FIELD, NAN, NAN)
                 ok = False
-            elif mode != BLIND_NIL_ALWAYS and not (other - own >= opt[O_BLIND_NIL_BEHIND_BY]):
+            elif mode != BLIND_NIL_ALWAYS and scores_known and not (other - own >= opt[O_BLIND_NIL_BEHIND_BY]):
                 pos = _emit(F, pos, write, i, BLIND_BID_NOT_ALLOWED, 0, s, NO_CARD, side, NO_FIELD, NAN, NAN)
         elif nil:
             if opt[O_NIL] == 0:
@@ -359,7 +363,7 @@ def _check_bids(bid_seat, bid_value, bid_nil, bid_blind, bid_whole, nb, dealer, 
                     pending &= ~(1 << partner)
                 if not partner_bids and eff[partner] >= 0:
                     pos = _emit(F, pos, write, i, BLIND_BID_NOT_ALLOWED, 0, s, NO_CARD, side, NO_FIELD, NAN, NAN)
-                elif opt[O_BLIND_BID_HAS_BEHIND_BY] != 0 and not (other - own >= opt[O_BLIND_BID_BEHIND_BY]):
+                elif scores_known and opt[O_BLIND_BID_HAS_BEHIND_BY] != 0 and not (other - own >= opt[O_BLIND_BID_BEHIND_BY]):
                     pos = _emit(F, pos, write, i, BLIND_BID_NOT_ALLOWED, 0, s, NO_CARD, side, NO_FIELD, NAN, NAN)
         if ok:
             valid |= 1 << s
@@ -391,111 +395,177 @@ def _check_bids(bid_seat, bid_value, bid_nil, bid_blind, bid_whole, nb, dealer, 
     return pos
 
 
-# --- the play (RULES.md section 4) -------------------------------------------------------------------
+# --- the play (RULES.md section 4, section 7 "Gaps in the record") -----------------------------------
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _popcount(m):
+    n = 0
+    while m != np.uint64(0):
+        m &= m - np.uint64(1)
+        n += 1
+    return n
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _proof(cards, doubtful, unknown_k, later):
+    """The cards among ``cards`` (a seat's holding) a finding may rest on (``replay.PlayState._proof``):
+    never a card some seat plays without holding it (``doubtful``), and none at all when every one may
+    be the card the seat played to ``unknown_k`` tricks whose card of its is unknown (none is played
+    ``later`` by the seat)."""
+    cards &= ~doubtful
+    if unknown_k > 0 and cards != np.uint64(0) and (cards & later) == np.uint64(0) and _popcount(cards) <= unknown_k:
+        return np.uint64(0)
+    return cards
 
 
 @njit(cache=True, no_cpython_wrapper=True)
 def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, has_deal, deal, deal_len,
             opt, suit, power, deck, suit_mask, t_leader, t_winner, t_led, t_broken, taken,
-            F, pos, write, reneges):
-    """Replay the ``nt`` recorded tricks of hand ``i``: LEAD_OUT_OF_TURN, CARD_NOT_HELD (the whole
-    finding for its card), LEAD_NOT_TWO_OF_CLUBS (the whole finding for that lead),
-    SPADE_LED_FIRST_TRICK, SPADE_LED_BEFORE_BROKEN, RENEGE, DEAL_INVALID for a card outside the deck
-    where no deal is recorded (each seat then held what it played), TRICK_WINNER_MISMATCH.
-    Fills the trick rows and ``taken[4]``.  Returns ``(pos, n_reneges)``; ``reneges[k]`` = seat."""
+            F, pos, write, reneges, pc, pl, later):
+    """Replay the ``nt`` recorded tricks of hand ``i`` (``replay.replay_hand``'s play): each trick
+    missing cards before the last recorded one is a HAND_INCOMPLETE gap naming its trick and first
+    missing seat (with a deal and exactly one unplayed card per missing seat, those cards are taken
+    as the plays there); then LEAD_OUT_OF_TURN, CARD_NOT_HELD (the whole finding for its card),
+    LEAD_NOT_TWO_OF_CLUBS (the whole finding for that lead), SPADE_LED_FIRST_TRICK,
+    SPADE_LED_BEFORE_BROKEN, RENEGE (never resting on a card played without being held, nor only on
+    a card that may have gone to a gap), DEAL_INVALID for a card outside the deck where no deal is
+    recorded (each seat then held the cards it played first), TRICK_WINNER_MISMATCH.
+
+    Fills the trick rows and ``taken[4]``; ``pc``/``pl`` [13,4]/[13] get each trick's plays (gaps
+    filled), ``later`` [14,4] the cards each seat plays after each trick.  Returns
+    ``(pos, n_reneges, complete, ends_short)``: 13 tricks of 4 cards were played (fills count), and
+    whether a trick short of cards is not a gap (the hand's own HAND_INCOMPLETE)."""
     inferred = not has_deal
-    hold = np.zeros(4, dtype=np.uint64)  # with a deal: what each seat still holds
-    cnt = np.zeros((4, 5), dtype=np.int64)  # without: each seat's plays still to come, per suit
-    if inferred:
-        for t in range(nt):
-            ld = np.int64(trick_leader[i, t])
-            for j in range(np.int64(trick_len[i, t])):
-                cnt[(ld + j) & 3, np.int64(suit[trick_cards[i, t, j]])] += 1
-    else:
+    hold = np.zeros(4, dtype=np.uint64)  # what each seat still holds
+    held0 = np.zeros(4, dtype=np.uint64)  # and held at the start
+    played_all = np.uint64(0)
+    last = 0  # the last recorded trick with a card (1-based)
+    for t in range(nt):
+        ld = np.int64(trick_leader[i, t])
+        ln = np.int64(trick_len[i, t])
+        pl[t] = ln
+        if ln > 0:
+            last = t + 1
+        for j in range(ln):
+            c = np.int64(trick_cards[i, t, j])
+            pc[t, j] = c
+            if inferred and not _has(played_all, c):  # without a deal: the seat that plays a card first held it
+                held0[(ld + j) & 3] |= _bit(c)
+            played_all |= _bit(c)
+    if not inferred:
         for s in range(4):
             for j in range(np.int64(deal_len[i, s])):
-                hold[s] |= _bit(deal[i, s, j])
+                held0[s] |= _bit(deal[i, s, j])
+    # the gaps: with a deal, a missing seat's one card never played is taken as its play there
+    gaps = 0  # bit t: trick t is a gap
+    for t in range(max(last - 1, 0)):
+        ln = pl[t]
+        if ln >= 4:
+            continue
+        gaps |= 1 << t
+        if inferred:
+            continue
+        ld = np.int64(trick_leader[i, t])
+        fill = True
+        for j in range(ln, 4):
+            if _popcount(held0[(ld + j) & 3] & ~played_all) != 1:
+                fill = False
+        if fill:
+            for j in range(ln, 4):
+                never = held0[(ld + j) & 3] & ~played_all
+                c = 0
+                while not _has(never, c):
+                    c += 1
+                pc[t, j] = c
+            pl[t] = 4
+    # the cards each seat plays after each trick, and the cards played without being held
+    for s in range(4):
+        later[nt, s] = np.uint64(0)
+        hold[s] = held0[s]
+    for t in range(nt - 1, -1, -1):
+        ld = np.int64(trick_leader[i, t])
+        for s in range(4):
+            later[t, s] = later[t + 1, s]
+        for j in range(pl[t]):
+            later[t, (ld + j) & 3] |= _bit(pc[t, j])
+    doubtful = np.uint64(0)
+    for t in range(nt):
+        ld = np.int64(trick_leader[i, t])
+        for j in range(pl[t]):
+            s = (ld + j) & 3
+            if _has(hold[s], pc[t, j]):
+                hold[s] &= ~_bit(pc[t, j])
+            else:
+                doubtful |= _bit(pc[t, j])
+    for s in range(4):
+        hold[s] = held0[s]
+    # trick 1's leader: left of the dealer, or the 2C holder (without a deal: the seat that played it first)
     two_clubs_rule = opt[O_FIRST_LEAD] == FIRST_LEAD_TWO_OF_CLUBS
     leader0 = (dealer + 1) & 3
-    if two_clubs_rule:  # the 2C holder leads trick 1 (without a deal: the seat that played it first)
-        found = False
-        for t in range(nt if inferred else 0):
-            ld = np.int64(trick_leader[i, t])
-            for j in range(np.int64(trick_len[i, t])):
-                if np.int64(trick_cards[i, t, j]) == TWO_CLUBS:
-                    leader0 = (ld + j) & 3
-                    found = True
-                    break
-            if found:
-                break
-        for s in range(0 if inferred else 4):
-            if _has(hold[s], TWO_CLUBS):
+    if two_clubs_rule:
+        for s in range(4):
+            if _has(held0[s], TWO_CLUBS):
                 leader0 = s
                 break
     to_play = leader0  # -1: nobody known (after a short trick)
     broken = False
-    played = np.uint64(0)
+    maybe_broken = False  # a card missing from a gap may have been a spade
+    unknown = np.zeros(4, dtype=np.int64)  # gaps per seat
     nren = 0
     any_time = opt[O_SPADES_LEAD_ANY_TIME] != 0
     non_spades = ~suit_mask[SPADE]
+    ends_short = False
     for s in range(4):
         taken[s] = 0
     for t in range(nt):
         n = t + 1
-        ln = np.int64(trick_len[i, t])
+        ln = pl[t]
         ld = np.int64(trick_leader[i, t])
+        if (gaps >> t) & 1:
+            miss = (ld + np.int64(trick_len[i, t])) & 3
+            pos = _emit(F, pos, write, i, HAND_INCOMPLETE, n, miss, NO_CARD, miss & 1, NO_FIELD, NAN, NAN)
+        elif ln < 4:
+            ends_short = True
         t_leader[i, t] = ld
         t_broken[i, t] = broken
         led = -1
+        led_held = True
         best = 0
         best_key = -1
         for j in range(ln):
             s = (ld + j) & 3
-            c = np.int64(trick_cards[i, t, j])
+            c = pc[t, j]
             cs = np.int64(suit[c])
+            held = _has(hold[s], c)
             if inferred and not _has(deck, c):
                 pos = _emit(F, pos, write, i, DEAL_INVALID, n, s, c, s & 1, NO_FIELD, NAN, NAN)
             if j == 0:
-                if s != to_play and to_play >= 0:
+                # a card the seat does not hold gets no lead finding
+                if s != to_play and to_play >= 0 and held:
                     pos = _emit(F, pos, write, i, LEAD_OUT_OF_TURN, n, s, NO_CARD, s & 1, NO_FIELD, NAN, NAN)
                 led = cs
-            held = not _has(played, c) if inferred else _has(hold[s], c)
+                led_held = held
             if not held:
                 pos = _emit(F, pos, write, i, CARD_NOT_HELD, n, s, c, s & 1, NO_FIELD, NAN, NAN)
             elif j > 0:
-                if cs != led:  # RENEGE: not following while holding the suit led
-                    if cnt[s, led] > 0 if inferred else (hold[s] & suit_mask[led]) != np.uint64(0):
+                # RENEGE: not following while holding the suit led (and the lead itself was held)
+                if cs != led and led_held:
+                    if _proof(hold[s] & suit_mask[led], doubtful, unknown[s], later[t + 1, s]) != np.uint64(0):
                         pos = _emit(F, pos, write, i, RENEGE, n, s, c, s & 1, NO_FIELD, NAN, NAN)
                         reneges[nren] = s
                         nren += 1
             else:
                 code = -1
-                if n == 1 and two_clubs_rule and c != TWO_CLUBS:
-                    has2c = False
-                    if inferred:  # the seat plays the 2C now or later
-                        for t2 in range(t, nt):
-                            l2 = np.int64(trick_leader[i, t2])
-                            for j2 in range(np.int64(trick_len[i, t2])):
-                                if (l2 + j2) & 3 == s and np.int64(trick_cards[i, t2, j2]) == TWO_CLUBS:
-                                    has2c = True
-                    else:
-                        has2c = _has(hold[s], TWO_CLUBS)
-                    if has2c:
+                if n == 1 and two_clubs_rule and c != TWO_CLUBS and _has(hold[s], TWO_CLUBS):
+                    if _proof(_bit(TWO_CLUBS), doubtful, unknown[s], later[t + 1, s]) != np.uint64(0):
                         code = LEAD_NOT_TWO_OF_CLUBS
-                if code < 0 and cs == SPADE and (n == 1 or not (broken or any_time)):
-                    if inferred:
-                        other = cnt[s, 1] + cnt[s, 2] + cnt[s, 3] + cnt[s, 4] > 0
-                    else:
-                        other = (hold[s] & non_spades) != np.uint64(0)
-                    if other:
+                if code < 0 and cs == SPADE and (n == 1 or not (broken or any_time or maybe_broken)):
+                    if _proof(hold[s] & non_spades, doubtful, unknown[s], later[t + 1, s]) != np.uint64(0):
                         code = SPADE_LED_FIRST_TRICK if n == 1 else SPADE_LED_BEFORE_BROKEN
                 if code >= 0:
                     pos = _emit(F, pos, write, i, code, n, s, c, s & 1, NO_FIELD, NAN, NAN)
-            if inferred:
-                cnt[s, cs] -= 1
-            else:
-                hold[s] &= ~_bit(c)
-            played |= _bit(c)
+            hold[s] &= ~_bit(c)
             if cs == SPADE:
                 broken = True
             # Deck.winner_index: the first card of the highest power among trumps and the suit led
@@ -505,6 +575,16 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
                     best, best_key = j, key
         t_led[i, t] = led
         if ln < 4:
+            if (gaps >> t) & 1:  # the seats with no card here may have played any card they never play later
+                for j in range(np.int64(trick_len[i, t]), 4):
+                    s = (ld + j) & 3
+                    unknown[s] += 1
+                    if inferred:
+                        gone = deck & ~played_all
+                    else:
+                        gone = hold[s] & ~later[t + 1, s]
+                    if (gone & suit_mask[SPADE]) != np.uint64(0):
+                        maybe_broken = True
             to_play = -1
             t_winner[i, t] = NO_SEAT
             continue
@@ -515,21 +595,23 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
         rw = np.int64(trick_winner[i, t])
         if rw != NO_SEAT and rw != w:
             pos = _emit(F, pos, write, i, TRICK_WINNER_MISMATCH, n, rw, NO_CARD, rw & 1, F_WINNER, rw, w)
-    return pos, nren
+    complete = nt == 13
+    for t in range(nt):
+        if pl[t] != 4:
+            complete = False
+    return pos, nren, complete, ends_short
 
 
 # --- tricks taken and the record's completeness ------------------------------------------------------
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _check_taken(i, nt, trick_len, has_taken, taken_rec, taken, taken_score, F, pos, write):
-    """HAND_INCOMPLETE and TRICKS_TAKEN_MISMATCH; fills ``taken_score[4]`` (the tricks the hand is
-    scored on: the replay of a complete hand, else the recorded taken, else the tricks played)."""
-    complete = nt == 13
-    for t in range(nt):
-        if np.int64(trick_len[i, t]) != 4:
-            complete = False
-    if not complete and not has_taken:
+def _check_taken(i, nt, complete, ends_short, has_taken, taken_rec, taken, taken_score, F, pos, write):
+    """The hand's own HAND_INCOMPLETE (no card play, fewer than 13 tricks, or short tricks at the end,
+    with no tricks-taken record) and TRICKS_TAKEN_MISMATCH; fills ``taken_score[4]`` (the tricks the
+    hand is scored on: the replay of a complete hand, else the recorded taken, else the tricks
+    played)."""
+    if not complete and not has_taken and (nt < 13 or ends_short):
         pos = _emit(F, pos, write, i, HAND_INCOMPLETE, 0, NO_SEAT, NO_CARD, NO_SEAT, NO_FIELD, NAN, NAN)
     for s in range(4):
         taken_score[s] = taken[s]
@@ -619,27 +701,28 @@ def _score_side(opt, bid, side, taken, total_before, bags_before):
 
 @njit(cache=True, no_cpython_wrapper=True)
 def _penalty_taken(bid, taken_score, reneges, nren, k, out):
-    """``scoring.apply_renege_penalty``: ``k`` tricks per renege from the offending side (a non-nil
-    partner first, the offender first) to the opponents (a non-nil one, the offender's left first)."""
+    """``scoring.apply_renege_penalty``: ``k`` tricks per renege, only from a seat that did not bid nil
+    (the offender, then its partner) to one that did not (the offender's left, else its right), so a
+    nil's result never changes; fewer where no such trick or seat is left.  A seat with no bid counts."""
     for s in range(4):
         out[s] = taken_score[s]
     for q in range(nren):
         off = reneges[q]
-        g0, g1 = off, off ^ 2
-        if bid[g0, 2] != 0.0 and bid[g1, 2] == 0.0:
-            g0, g1 = g1, g0
-        t0, t1 = (off + 1) & 3, (off + 3) & 3
-        if bid[t0, 2] != 0.0 and bid[t1, 2] == 0.0:
-            t0, t1 = t1, t0
+        taker = -1
+        for x in ((off + 1) & 3, (off + 3) & 3):
+            if taker < 0 and bid[x, 2] == 0.0:
+                taker = x
+        if taker < 0:
+            continue
         for _ in range(k):
-            if out[g0] > 0:
-                giver = g0
-            elif out[g1] > 0:
-                giver = g1
-            else:
+            giver = -1
+            for x in (off, off ^ 2):
+                if giver < 0 and bid[x, 2] == 0.0 and out[x] > 0:
+                    giver = x
+            if giver < 0:
                 break
             out[giver] -= 1
-            out[t0] += 1
+            out[taker] += 1
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -658,47 +741,60 @@ def _winner_of(opt, ns, ew):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _check_scores(i, first, prev, score_points, score_total, score_bags, score_before, bags_before,
-                  opt, bid, taken_off, chain_tot, chain_bags, F, pos, write):
-    """SCORE_MISMATCH: the recorded score_before/bags_before, points, total and bags of hand ``i``
-    against the recorded state before it (hand ``prev``'s recorded values where it has them, else the
-    recomputed chain).  ``taken_off``: the official tricks (after the renege penalty)."""
-    base_t = np.empty(2, dtype=np.float64)
-    base_b = np.empty(2, dtype=np.int64)
-    for sd in range(2):
-        base_t[sd] = chain_tot[sd]
-        base_b[sd] = chain_bags[sd]
-        if prev >= 0:
-            if score_total[prev, sd] != NOT_RECORDED:
-                base_t[sd] = score_total[prev, sd]
-            if score_bags[prev, sd] != NOT_RECORDED:
-                base_b[sd] = score_bags[prev, sd]
+def _log_bags(opt, res, bags_before, implied, has_implied):
+    """``checker._log_bags``: the log's own bag count after a hand recording none: the rules' count,
+    except where the points it records (or its total implies) show the bag penalties it applied."""
+    pen = opt[O_BAG_PENALTY]
+    if not has_implied or opt[O_BAG_LIMIT] <= 0 or pen <= 0:
+        return res[8]
+    applied = implied - (res[6] - res[5])  # the log's penalty: 0, -100, -200...
+    if applied > 0 or applied - np.floor(applied / pen) * pen != 0:
+        return res[8]
+    left = bags_before + res[3] + np.floor(applied / pen) * opt[O_BAG_LIMIT]
+    return np.int64(left) if left >= 0 else res[8]
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _check_scores(i, first, check_before, check_score, score_points, score_total, score_bags, score_before,
+                  bags_before, opt, bid, taken_off, true_t, true_b, log_t, log_b, F, pos, write):
+    """SCORE_MISMATCH (``checker._ScoreChecker``): a recorded value is wrong only when the rules give it
+    from neither the true state (``true_t``/``true_b`` before the hand) nor the log's own state
+    (``log_t``/``log_b``: its last recorded total and bags, moved on by the rules where it records
+    none; updated here).  ``expected`` is the true-state value.  ``check_before``: check
+    score_before/bags_before; ``check_score``: check points, total and bags.  ``taken_off``: the
+    official tricks per seat (after the renege penalty)."""
     if score_before[i, 0] != NOT_RECORDED:
         for sd in range(2):
             v = np.int64(score_before[i, sd])
-            if not first and v != base_t[sd]:
-                pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_SCORE_BEFORE, v, np.rint(base_t[sd]))
-            base_t[sd] = v
+            if check_before and not first and v != true_t[sd] and v != log_t[sd]:
+                pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_SCORE_BEFORE, v, np.rint(true_t[sd]))
+            log_t[sd] = v
     if bags_before[i, 0] != NOT_RECORDED:
         for sd in range(2):
             v = np.int64(bags_before[i, sd])
-            if not first and v != base_b[sd]:
-                pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_BAGS_BEFORE, v, base_b[sd])
-            base_b[sd] = v
+            if check_before and not first and v != true_b[sd] and v != log_b[sd]:
+                pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_BAGS_BEFORE, v, true_b[sd])
+            log_b[sd] = v
+    if not check_score:
+        return pos
     for sd in range(2):
+        t = _score_side(opt, bid, sd, taken_off, true_t[sd], true_b[sd])
+        lt, lb = log_t[sd], log_b[sd]
+        lg = _score_side(opt, bid, sd, taken_off, lt, lb)
         rp = np.int64(score_points[i, sd])
         rt = np.int64(score_total[i, sd])
         rb = np.int64(score_bags[i, sd])
-        if rp == NOT_RECORDED and rt == NOT_RECORDED and rb == NOT_RECORDED:
-            continue
-        res = _score_side(opt, bid, sd, taken_off, base_t[sd], base_b[sd])
-        points, total, bags = res[6], res[7], res[8]
-        if rp != NOT_RECORDED and rp != points:
-            pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_POINTS, rp, np.rint(points))
-        if rt != NOT_RECORDED and rt != total:
-            pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_TOTAL, rt, np.rint(total))
-        if rb != NOT_RECORDED and rb != bags:
-            pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_BAGS, rb, bags)
+        if rp != NOT_RECORDED and rp != t[6] and rp != lg[6]:
+            pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_POINTS, rp, np.rint(t[6]))
+        if rt != NOT_RECORDED and rt != t[7] and rt != lt + t[6] and rt != lt + lg[6]:
+            pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_TOTAL, rt, np.rint(t[7]))
+        if rb != NOT_RECORDED and rb != t[8] and rb != lg[8]:
+            pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_BAGS, rb, t[8])
+        # the log's own state after the hand
+        has_implied = rp != NOT_RECORDED or rt != NOT_RECORDED
+        implied = np.float64(rp) if rp != NOT_RECORDED else (rt - lt if rt != NOT_RECORDED else 0.0)
+        log_t[sd] = rt if rt != NOT_RECORDED else lt + (implied if has_implied else lg[6])
+        log_b[sd] = rb if rb != NOT_RECORDED else _log_bags(opt, lg, lb, implied, has_implied)
     return pos
 
 
@@ -707,20 +803,24 @@ def _check_scores(i, first, prev, score_points, score_total, score_bags, score_b
 
 @njit(cache=True, nogil=True)
 def run_games(P, R, Out, F, games, offsets, write):
-    """Check each game of ``games``: every hand replayed and scored in hand order, the dealer
-    rotation, the recorded scores, the end of the game and the recorded winner.  Fills the per-hand
-    and per-game outputs; game ``games[k]`` writes its findings from row ``offsets[k]`` of ``F`` when
-    ``write``, else only counts them (``Out.g_nfind``).
+    """Check each game of ``games`` (``checker.check_game``): every hand replayed and scored in hand
+    order, missing hands, the dealer rotation, the recorded scores against the true state and the
+    log's own, the end of the game and the recorded winner.  Fills the per-hand and per-game outputs;
+    game ``games[k]`` writes its findings from row ``offsets[k]`` of ``F`` when ``write``, else only
+    counts them (``Out.g_nfind``).
 
     Releases the GIL: :func:`run_core` runs slices of the games on several threads at once (games
     share no state; each writes only its own rows).  The loop body is the whole game check (not a
     function of its own): every level of jitted calls compiles the code below it again.
     """
     hand_no, dealer, nfind = P.hand_no, P.dealer, Out.g_nfind
+    score_total, score_bags, score_points = P.score_total, P.score_bags, P.score_points
     hs_contract, hs_tricks, hs_made, hs_bags_hand = Out.hs_contract, Out.hs_tricks, Out.hs_made, Out.hs_bags_hand
     hs_nil, hs_penalty, hs_points, hs_total, hs_bags = Out.hs_nil, Out.hs_penalty, Out.hs_points, Out.hs_total, Out.hs_bags
     tot = np.zeros((2, 2), dtype=np.float64)  # [chain, side]: as played, after the penalty
     bags = np.zeros((2, 2), dtype=np.int64)
+    log_t = np.zeros(2, dtype=np.float64)  # the log's own state
+    log_b = np.zeros(2, dtype=np.int64)
     final = np.zeros(2, dtype=np.float64)
     eff = np.empty(4, dtype=np.int64)
     bid = np.zeros((4, 4), dtype=np.float64)
@@ -731,6 +831,9 @@ def run_games(P, R, Out, F, games, offsets, write):
     own_totals = np.zeros(2, dtype=np.int64)
     before_t = np.zeros(2, dtype=np.float64)
     before_b = np.zeros(2, dtype=np.int64)
+    pc = np.zeros((13, 4), dtype=np.int64)
+    pl = np.zeros(13, dtype=np.int64)
+    later = np.zeros((14, 4), dtype=np.uint64)
     for kg in range(games.shape[0]):
         g = np.int64(games[kg])
         pos = np.int64(offsets[kg])
@@ -752,12 +855,31 @@ def run_games(P, R, Out, F, games, offsets, write):
             for sd in range(2):
                 bags[0, sd] = bags[1, sd] = P.bags_before[a, sd]
         off = 1 if k_pen > 0 else 0  # the official chain
+        for sd in range(2):
+            log_t[sd] = tot[off, sd]
+            log_b[sd] = bags[off, sd]
         winner = NO_SEAT
         ended = NO_HAND
         for i in range(a, b if not beyond else a):
             start = pos
             h = np.int64(hand_no[i])
             d = np.int64(dealer[i])
+            # HAND_MISSING: a gap in the hand numbers; the true state goes on from this hand's
+            # recorded score_before where it has one, else its recorded score is not checked
+            missing = i > a and h > np.int64(hand_no[i - 1]) + 1
+            has_before = P.score_before[i, 0] != NOT_RECORDED
+            if missing:
+                pos = _emit(F, pos, write, i, HAND_MISSING, 0, NO_SEAT, NO_CARD, NO_SEAT, NO_FIELD, NAN, NAN)
+                if has_before:
+                    for k in range(2):
+                        for sd in range(2):
+                            tot[k, sd] = P.score_before[i, sd]
+                            if P.bags_before[i, 0] != NOT_RECORDED:
+                                bags[k, sd] = P.bags_before[i, sd]
+                    for sd in range(2):
+                        log_t[sd] = tot[off, sd]
+                        log_b[sd] = bags[off, sd]
+            check_score = not missing or has_before
             # DEALER_OUT_OF_ROTATION
             if fixed != NO_SEAT:
                 if d != fixed:
@@ -772,7 +894,18 @@ def run_games(P, R, Out, F, games, offsets, write):
             for sd in range(2):
                 before_t[sd] = tot[off, sd]
                 before_b[sd] = bags[off, sd]
-                own_totals[sd] = np.int64(np.rint(tot[off, sd]))
+            # the totals the blind-bid conditions look at: the true ones, or after a missing hand
+            # the ones the record shows (its totals less its points), else none
+            scores_known = True
+            if check_score:
+                for sd in range(2):
+                    own_totals[sd] = np.int64(np.rint(tot[off, sd]))
+            else:
+                for sd in range(2):
+                    if score_total[i, sd] == NOT_RECORDED or score_points[i, sd] == NOT_RECORDED:
+                        scores_known = False
+                for sd in range(2):
+                    own_totals[sd] = np.int64(score_total[i, sd]) - np.int64(score_points[i, sd]) if scores_known else 0
             # the hand: deal, bids, play, tricks taken
             if P.has_deal[i]:
                 pos, dup = _check_deal(P.deal, P.deal_len, i, deck, F, pos, write)
@@ -780,7 +913,7 @@ def run_games(P, R, Out, F, games, offsets, write):
                     beyond = True
                     break
             pos = _check_bids(P.bid_seat, P.bid_value, P.bid_nil, P.bid_blind, P.bid_whole, np.int64(P.n_bids[i]),
-                              d, i, opt, own_totals, eff, F, pos, write)
+                              d, i, opt, own_totals, scores_known, eff, F, pos, write)
             for s in range(4):
                 j = eff[s]
                 if j < 0:
@@ -791,14 +924,20 @@ def run_games(P, R, Out, F, games, offsets, write):
                     bid[s, 2] = 1.0 if P.bid_nil[i, j] or P.bid_value[i, j] == 0.0 else 0.0
                     bid[s, 3] = 1.0 if P.bid_blind[i, j] else 0.0
             nt = np.int64(P.n_tricks[i])
-            pos, nren = _replay(i, nt, d, P.trick_leader, P.trick_len, P.trick_cards, P.trick_winner, P.has_deal[i],
-                                P.deal, P.deal_len, opt, suit, power, deck, suit_mask,
-                                Out.t_leader, Out.t_winner, Out.t_led, Out.t_broken, taken, F, pos, write, reneges)
-            pos = _check_taken(i, nt, P.trick_len, P.has_taken[i], P.taken, taken, taken_s, F, pos, write)
+            pos, nren, complete, ends_short = _replay(
+                i, nt, d, P.trick_leader, P.trick_len, P.trick_cards, P.trick_winner, P.has_deal[i], P.deal,
+                P.deal_len, opt, suit, power, deck, suit_mask, Out.t_leader, Out.t_winner, Out.t_led, Out.t_broken,
+                taken, F, pos, write, reneges, pc, pl, later,
+            )
+            has_taken = P.has_taken[i]
+            pos = _check_taken(i, nt, complete, ends_short, has_taken, P.taken, taken, taken_s, F, pos, write)
             for s in range(4):
                 Out.taken[i, s] = taken[s]
                 Out.taken_score[i, s] = taken_s[s]
-            # the score chains: as played, and after the renege penalty (the official one when there is one)
+            if not (complete or has_taken):
+                check_score = False  # the tricks each seat took are unknown
+            # the score chains: as played, and after the renege penalty (the official one when there
+            # is one); a hand whose score is not checked moves them on to its recorded total and bags
             for k in range(1 + off):
                 if k == 1:
                     _penalty_taken(bid, taken_s, reneges, nren, k_pen, taken_p)
@@ -814,16 +953,27 @@ def run_games(P, R, Out, F, games, offsets, write):
                     hs_nil[i, k, sd] = res[4]
                     hs_penalty[i, k, sd] = res[5]
                     hs_points[i, k, sd] = res[6]
-                    hs_total[i, k, sd] = tot[k, sd] = res[7]
-                    hs_bags[i, k, sd] = bags[k, sd] = res[8]
+                    t_after, b_after = res[7], res[8]
+                    if not check_score:
+                        if score_total[i, sd] != NOT_RECORDED:
+                            t_after = score_total[i, sd]
+                        if score_bags[i, sd] != NOT_RECORDED:
+                            b_after = score_bags[i, sd]
+                    hs_total[i, k, sd] = tot[k, sd] = t_after
+                    hs_bags[i, k, sd] = bags[k, sd] = b_after
             if winner == NO_SEAT:
                 w = _winner_of(opt, tot[off, 0], tot[off, 1])
                 if w != NO_SEAT:
                     winner = w
                     ended = h
                     final[0], final[1] = tot[off, 0], tot[off, 1]
-            pos = _check_scores(i, i == a, i - 1 if i > a else -1, P.score_points, P.score_total, P.score_bags,
-                                P.score_before, P.bags_before, opt, bid, taken_p, before_t, before_b, F, pos, write)
+            pos = _check_scores(i, i == a, not missing, check_score, score_points, score_total, score_bags,
+                                P.score_before, P.bags_before, opt, bid, taken_p, before_t, before_b, log_t, log_b,
+                                F, pos, write)
+            if not check_score:  # the log's own state is the true one again
+                for sd in range(2):
+                    log_t[sd] = tot[off, sd]
+                    log_b[sd] = bags[off, sd]
             # GAME_RESULT_MISMATCH
             rw = np.int64(P.winner[i])
             if rw != NO_SEAT:
