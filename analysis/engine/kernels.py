@@ -420,9 +420,44 @@ def _proof(cards, doubtful, unknown_k, later):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
+def _prepare_proofs(i, nt, trick_leader, pc, pl, held0, later):
+    """Fill ``later[t, s]`` (the cards seat ``s`` plays in tricks ``t..``) and return the cards some
+    seat plays without holding them (``replay._doubtful_cards``)."""
+    for s in range(4):
+        later[nt, s] = np.uint64(0)
+    for t in range(nt - 1, -1, -1):
+        ld = np.int64(trick_leader[i, t])
+        for s in range(4):
+            later[t, s] = later[t + 1, s]
+        for j in range(pl[t]):
+            later[t, (ld + j) & 3] |= _bit(pc[t, j])
+    h0, h1, h2, h3 = held0[0], held0[1], held0[2], held0[3]
+    doubtful = np.uint64(0)
+    for t in range(nt):
+        ld = np.int64(trick_leader[i, t])
+        for j in range(pl[t]):
+            s = (ld + j) & 3
+            b = _bit(pc[t, j])
+            h = h0 if s == 0 else h1 if s == 1 else h2 if s == 2 else h3
+            if h & b:
+                h &= ~b
+                if s == 0:
+                    h0 = h
+                elif s == 1:
+                    h1 = h
+                elif s == 2:
+                    h2 = h
+                else:
+                    h3 = h
+            else:
+                doubtful |= b
+    return doubtful
+
+
+@njit(cache=True, no_cpython_wrapper=True)
 def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, has_deal, deal, deal_len,
             opt, suit, power, deck, suit_mask, t_leader, t_winner, t_led, t_broken, taken,
-            F, pos, write, reneges, pc, pl, later):
+            F, pos, write, reneges, pc, pl, later, hold, held0, unknown):
     """Replay the ``nt`` recorded tricks of hand ``i`` (``replay.replay_hand``'s play): each trick
     missing cards before the last recorded one is a HAND_INCOMPLETE gap naming its trick and first
     missing seat (with a deal and exactly one unplayed card per missing seat, those cards are taken
@@ -433,12 +468,14 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
     recorded (each seat then held the cards it played first), TRICK_WINNER_MISMATCH.
 
     Fills the trick rows and ``taken[4]``; ``pc``/``pl`` [13,4]/[13] get each trick's plays (gaps
-    filled), ``later`` [14,4] the cards each seat plays after each trick.  Returns
+    filled), ``later`` [14,4] the cards each seat plays after each trick (``hold``, ``held0``,
+    ``unknown``: scratch arrays of 4).  Returns
     ``(pos, n_reneges, complete, ends_short)``: 13 tricks of 4 cards were played (fills count), and
     whether a trick short of cards is not a gap (the hand's own HAND_INCOMPLETE)."""
     inferred = not has_deal
-    hold = np.zeros(4, dtype=np.uint64)  # what each seat still holds
-    held0 = np.zeros(4, dtype=np.uint64)  # and held at the start
+    for s in range(4):
+        held0[s] = np.uint64(0)  # what each seat held at the start (hold: still holds)
+        unknown[s] = 0  # gaps per seat
     played_all = np.uint64(0)
     last = 0  # the last recorded trick with a card (1-based)
     for t in range(nt):
@@ -479,27 +516,10 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
                     c += 1
                 pc[t, j] = c
             pl[t] = 4
-    # the cards each seat plays after each trick, and the cards played without being held
     for s in range(4):
-        later[nt, s] = np.uint64(0)
         hold[s] = held0[s]
-    for t in range(nt - 1, -1, -1):
-        ld = np.int64(trick_leader[i, t])
-        for s in range(4):
-            later[t, s] = later[t + 1, s]
-        for j in range(pl[t]):
-            later[t, (ld + j) & 3] |= _bit(pc[t, j])
     doubtful = np.uint64(0)
-    for t in range(nt):
-        ld = np.int64(trick_leader[i, t])
-        for j in range(pl[t]):
-            s = (ld + j) & 3
-            if _has(hold[s], pc[t, j]):
-                hold[s] &= ~_bit(pc[t, j])
-            else:
-                doubtful |= _bit(pc[t, j])
-    for s in range(4):
-        hold[s] = held0[s]
+    proofs = False  # `later` and `doubtful` are worked out when a finding first needs them
     # trick 1's leader: left of the dealer, or the 2C holder (without a deal: the seat that played it first)
     two_clubs_rule = opt[O_FIRST_LEAD] == FIRST_LEAD_TWO_OF_CLUBS
     leader0 = (dealer + 1) & 3
@@ -511,7 +531,6 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
     to_play = leader0  # -1: nobody known (after a short trick)
     broken = False
     maybe_broken = False  # a card missing from a gap may have been a spade
-    unknown = np.zeros(4, dtype=np.int64)  # gaps per seat
     nren = 0
     any_time = opt[O_SPADES_LEAD_ANY_TIME] != 0
     non_spades = ~suit_mask[SPADE]
@@ -550,13 +569,20 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
                 pos = _emit(F, pos, write, i, CARD_NOT_HELD, n, s, c, s & 1, NO_FIELD, NAN, NAN)
             elif j > 0:
                 # RENEGE: not following while holding the suit led (and the lead itself was held)
-                if cs != led and led_held:
+                if cs != led and led_held and (hold[s] & suit_mask[led]) != np.uint64(0):
+                    if not proofs:
+                        doubtful = _prepare_proofs(i, nt, trick_leader, pc, pl, held0, later)
+                        proofs = True
                     if _proof(hold[s] & suit_mask[led], doubtful, unknown[s], later[t + 1, s]) != np.uint64(0):
                         pos = _emit(F, pos, write, i, RENEGE, n, s, c, s & 1, NO_FIELD, NAN, NAN)
                         reneges[nren] = s
                         nren += 1
             else:
                 code = -1
+                if not proofs and ((n == 1 and two_clubs_rule and c != TWO_CLUBS and _has(hold[s], TWO_CLUBS))
+                                   or (cs == SPADE and (hold[s] & non_spades) != np.uint64(0))):
+                    doubtful = _prepare_proofs(i, nt, trick_leader, pc, pl, held0, later)
+                    proofs = True
                 if n == 1 and two_clubs_rule and c != TWO_CLUBS and _has(hold[s], TWO_CLUBS):
                     if _proof(_bit(TWO_CLUBS), doubtful, unknown[s], later[t + 1, s]) != np.uint64(0):
                         code = LEAD_NOT_TWO_OF_CLUBS
@@ -576,6 +602,9 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
         t_led[i, t] = led
         if ln < 4:
             if (gaps >> t) & 1:  # the seats with no card here may have played any card they never play later
+                if not proofs:
+                    doubtful = _prepare_proofs(i, nt, trick_leader, pc, pl, held0, later)
+                    proofs = True
                 for j in range(np.int64(trick_len[i, t]), 4):
                     s = (ld + j) & 3
                     unknown[s] += 1
@@ -780,7 +809,7 @@ def _check_scores(i, first, check_before, check_score, score_points, score_total
     for sd in range(2):
         t = _score_side(opt, bid, sd, taken_off, true_t[sd], true_b[sd])
         lt, lb = log_t[sd], log_b[sd]
-        lg = _score_side(opt, bid, sd, taken_off, lt, lb)
+        lg = t if lt == true_t[sd] and lb == true_b[sd] else _score_side(opt, bid, sd, taken_off, lt, lb)
         rp = np.int64(score_points[i, sd])
         rt = np.int64(score_total[i, sd])
         rb = np.int64(score_bags[i, sd])
@@ -834,6 +863,9 @@ def run_games(P, R, Out, F, games, offsets, write):
     pc = np.zeros((13, 4), dtype=np.int64)
     pl = np.zeros(13, dtype=np.int64)
     later = np.zeros((14, 4), dtype=np.uint64)
+    hold = np.zeros(4, dtype=np.uint64)
+    held0 = np.zeros(4, dtype=np.uint64)
+    unknown = np.zeros(4, dtype=np.int64)
     for kg in range(games.shape[0]):
         g = np.int64(games[kg])
         pos = np.int64(offsets[kg])
@@ -927,7 +959,7 @@ def run_games(P, R, Out, F, games, offsets, write):
             pos, nren, complete, ends_short = _replay(
                 i, nt, d, P.trick_leader, P.trick_len, P.trick_cards, P.trick_winner, P.has_deal[i], P.deal,
                 P.deal_len, opt, suit, power, deck, suit_mask, Out.t_leader, Out.t_winner, Out.t_led, Out.t_broken,
-                taken, F, pos, write, reneges, pc, pl, later,
+                taken, F, pos, write, reneges, pc, pl, later, hold, held0, unknown,
             )
             has_taken = P.has_taken[i]
             pos = _check_taken(i, nt, complete, ends_short, has_taken, P.taken, taken, taken_s, F, pos, write)
