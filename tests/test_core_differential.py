@@ -74,6 +74,9 @@ def assert_same(records: list[HandRecord], rules: Any = None) -> dict[str, int]:
     Returns counts: games, compared (the core checked them), findings."""
     packed = pack_records(records, rules)
     res = compiled.check_packed(packed.hands, packed.rulesets)
+    flat = [r for recs in packed.records for r in recs]
+    # the message text, from the reference re-checking only the hands with findings
+    found = compiled.findings(res, lambda rows: [flat[k] for k in rows.tolist()])
     counts = {"games": 0, "compared": 0, "findings": 0, "reference": 0}
     for g, recs in enumerate(packed.records):
         counts["games"] += 1
@@ -83,9 +86,11 @@ def assert_same(records: list[HandRecord], rules: Any = None) -> dict[str, int]:
             # records the reference cannot replay (e.g. more than 13 tricks): the core must leave them to it
             assert res.out.g_reference[g] or res.hands.game_rules_flag[g], recs[0].game_id
             continue
-        if res.out.g_reference[g]:
+        if res.reference_mask[g]:
             counts["reference"] += 1
-            continue
+            assert g not in found
+            if res.out.g_reference[g]:
+                continue
         where = f"game {ref.game_id!r} ({ref.rules})"
         tricks, scores, game = res.game_rows(g)
         assert game == ref.game, where
@@ -93,6 +98,8 @@ def assert_same(records: list[HandRecord], rules: Any = None) -> dict[str, int]:
         assert scores == ref.hand_scores, where
         assert res.finding_places(g) == _places(ref.findings), where
         assert (res.out.g_nfind[g] > 0 or packed.hands.game_rules_flag[g] != 0) == bool(ref.findings), where
+        if not res.reference_mask[g]:
+            assert [f.to_row() for f in found.get(g, [])] == [f.to_row() for f in ref.findings], where
         counts["compared"] += 1
         counts["findings"] += len(ref.findings)
     return counts

@@ -5,13 +5,15 @@
   :mod:`spadework.analysis.engine.kernels`).
 - :meth:`CoreResult.columns`: the ``tricks``, ``hand_scores`` and ``games`` rows of chosen games as
   numpy columns (TABLES.md), for writing in bulk.
-- :func:`game_checks`: one :class:`~spadework.analysis.engine.checker.GameCheck` per game, exactly the
-  reference's: games without findings from the core's values, games with findings (or that the core
-  cannot check, see ``CoreOut.g_reference``) through the reference, which writes the message text.
+- :func:`findings`: the findings with the reference's message text: only the hands the core found
+  something in are re-checked by the reference (``checker.GameRun.check_hand``), each from the state
+  the core computed before it; ~1,500 flagged games of 1M hands cost about as many hand replays.
+- :func:`game_checks`: the few games the reference checks whole (:meth:`CoreResult.reference_games`:
+  rules findings RULES_INVALID/RULES_MIXED, or a hand beyond the packed layout).
 - :func:`check_records`: records -> ``GameCheck`` per game through the core (the differential test's route).
 
-A game is *flagged* when the core found anything in it, its ``rules`` raise RULES_INVALID or
-RULES_MIXED, or the core cannot check it; only flagged games cost a reference run.
+So a pipeline writes :meth:`CoreResult.columns` (rows of every game but the reference games),
+:func:`findings` (violations), and the rows and findings of :func:`game_checks`.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from spadework.analysis.engine import kernels as K
-from spadework.analysis.engine.checker import AFTER_PENALTY, AS_PLAYED, GameCheck, check_game
+from spadework.analysis.engine.checker import AFTER_PENALTY, AS_PLAYED, GameCheck, GameRun, check_game
+from spadework.analysis.engine.findings import Finding, FindingList
 from spadework.analysis.engine.packed import PackedHands, RulesetArrays, pack_records
 from spadework.parsers.encoding import CARD_CODES, NO_CARD, NO_SEAT, PLAY_SUIT_CODES, SEAT_CODES, SIDE_CODES
 from spadework.parsers.model import HandRecord
@@ -71,9 +74,20 @@ class CoreResult:
     find_start: np.ndarray
 
     @property
+    def reference_mask(self) -> np.ndarray:
+        """bool[G]: games the reference checks whole (rows and findings): its ``rules`` raise
+        RULES_INVALID/RULES_MIXED, or a hand is beyond the core (``CoreOut.g_reference``)."""
+        return (self.hands.game_rules_flag != 0) | self.out.g_reference
+
+    @property
+    def reference_games(self) -> np.ndarray:
+        """int64: the indices of :attr:`reference_mask`."""
+        return np.nonzero(self.reference_mask)[0]
+
+    @property
     def flagged(self) -> np.ndarray:
-        """bool[G]: games the reference writes (a finding, a rules flag, or beyond the core)."""
-        return (self.out.g_nfind > 0) | (self.hands.game_rules_flag != 0) | self.out.g_reference
+        """bool[G]: games with findings (the core's, or the reference's for :attr:`reference_mask`)."""
+        return (self.out.g_nfind > 0) | self.reference_mask
 
     # --- findings ---
 
@@ -163,12 +177,12 @@ class CoreResult:
 
     def columns(self, games: np.ndarray | None = None) -> dict[str, dict[str, np.ndarray]]:
         """The ``tricks``, ``hand_scores`` and ``games`` rows of ``games`` (default: every game the
-        core checked, i.e. not ``g_reference``) as columns: ``{table: {column: array}}``.  Text
+        core checked, i.e. not :attr:`reference_mask`) as columns: ``{table: {column: array}}``.  Text
         columns are object arrays (``None`` for null); numbers int64; flags bool.  Row order: game,
         hand, then trick / scoring and side, as the reference writes them."""
         p, o = self.hands, self.out
         if games is None:
-            games = np.nonzero(~o.g_reference)[0]
+            games = np.nonzero(~self.reference_mask)[0]
         games = np.asarray(games, dtype=np.int64)
         start, stop = p.game_start[games], p.game_start[games + 1]
         lens = stop - start
@@ -265,38 +279,104 @@ def check_packed(hands: PackedHands, rulesets: RulesetArrays) -> CoreResult:
     return CoreResult(hands, rulesets, out, find, fs)
 
 
+def _num(x: float) -> int | float:
+    """A kernel value as the reference holds it: whole numbers as int."""
+    x = float(x)
+    return int(x) if x.is_integer() else x
+
+
+def _run_before(result: CoreResult, g: int, i: int, rec: HandRecord, prev: HandRecord | None, first: HandRecord):
+    """A :class:`~spadework.analysis.engine.checker.GameRun` in the state the core computed before
+    hand row ``i`` of game ``g`` (``prev``: the record of the hand before it; ``first``: the game's
+    first hand, for a game's start state)."""
+    p, o = result.hands, result.out
+    rs = result.rulesets.rulesets[int(p.game_ruleset[g])]
+    a = int(p.game_start[g])
+    run = GameRun(str(p.game_ids[g]), rs, FindingList(), first.score_before or (0, 0), first.bags_before or (0, 0))
+    if i == a:
+        return run
+    for k, chain in ((AS_PLAYED_K, run.chain), (AFTER_PENALTY_K, run.pchain)):
+        if chain is not None:
+            chain.totals = (_num(o.hs_total[i - 1, k, 0]), _num(o.hs_total[i - 1, k, 1]))
+            chain.bags = (int(o.hs_bags[i - 1, k, 0]), int(o.hs_bags[i - 1, k, 1]))
+            chain.hands = i - a
+    ended = int(o.g_ended[g])
+    if ended != K.NO_HAND and ended < rec.hand:  # the game ended at an earlier hand
+        off = run.official
+        off.winner = SIDES[int(o.g_winner[g])]
+        off.final_totals = (_num(o.g_total[g, 0]), _num(o.g_total[g, 1]))
+        off.ended_after = int(np.searchsorted(p.hand_no[a:i], ended, side="right"))
+        run.ended_at_hand = ended
+    run.scores.totals = [_num(o.log_total[i, 0]), _num(o.log_total[i, 1])]
+    run.scores.bags = [int(o.log_bags[i, 0]), int(o.log_bags[i, 1])]
+    run.prev = prev
+    run.index = i - a
+    return run
+
+
+def findings(
+    result: CoreResult,
+    fetch: Callable[[np.ndarray], Sequence[HandRecord]],
+    games: Sequence[int] | None = None,
+) -> dict[int, list[Finding]]:
+    """The findings, with the reference's message text, of the games the core found something in.
+
+    ``fetch(rows)``: the hand records of packed hand rows ``rows`` (int64 array), in that order.
+    Only the hands with findings are re-checked, each by
+    :meth:`~spadework.analysis.engine.checker.GameRun.check_hand` from the state the core computed
+    before it (so a game's earlier hands are not replayed again): ``{game index: findings}`` in the
+    reference's order.  ``games``: the game indices to do (default: every game with findings that the
+    core checked, i.e. not :meth:`CoreResult.reference_games`).
+    """
+    p, o = result.hands, result.out
+    if games is None:
+        mask = (o.g_nfind > 0) & ~result.reference_mask
+        games = np.nonzero(mask)[0]
+    games = np.asarray(games, dtype=np.int64)
+    # the rows to fetch: each hand with findings, the hand before it, the game's first hand
+    want: list[tuple[int, int]] = []
+    rows: list[int] = []
+    for g in games.tolist():
+        a, b = int(p.game_start[g]), int(p.game_start[g + 1])
+        for i in (a + np.nonzero(o.n_find[a:b])[0]).tolist():
+            want.append((g, i))
+            rows.extend((i, i - 1 if i > a else i, a))
+    recs = list(fetch(np.asarray(rows, dtype=np.int64))) if rows else []
+    out: dict[int, list[Finding]] = {int(g): [] for g in games.tolist()}
+    for k, (g, i) in enumerate(want):
+        rec, prev, first = recs[3 * k], recs[3 * k + 1], recs[3 * k + 2]
+        run = _run_before(result, g, i, rec, prev if i > int(p.game_start[g]) else None, first)
+        run.check_hand(rec)
+        out[g].extend(run.findings)
+    return out
+
+
 def game_checks(
     result: CoreResult,
     records_of: Callable[[Sequence[int]], Sequence[Sequence[HandRecord]]],
     rules: Any = None,
-) -> Iterator[tuple[int, GameCheck | None]]:
-    """``(game index, GameCheck or None)`` for every game of ``result``, in game order.
-
-    Flagged games (:attr:`CoreResult.flagged`) are checked by the reference
-    :func:`~spadework.analysis.engine.checker.check_game` on ``records_of(game indices)`` (their hand
-    records), which writes the message text; for the others, ``None`` (their rows are
-    :meth:`CoreResult.columns`' and they have no finding).  ``rules``: the override the hands were
-    packed with.
-    """
-    flagged = np.nonzero(result.flagged)[0]
-    recs = records_of(flagged.tolist())
-    by_game = dict(zip(flagged.tolist(), recs))
-    for g in range(result.hands.n_games):
-        if g in by_game:
-            yield g, check_game(by_game[g], rules)
-        else:
-            yield g, None
+) -> dict[int, GameCheck]:
+    """Whole-game reference checks of :meth:`CoreResult.reference_games` (the games the core leaves to
+    the reference: rules findings, hands beyond the layout): ``{game index: GameCheck}``.
+    ``records_of(game indices)``: each game's hand records; ``rules``: the override the hands were
+    packed with."""
+    games = result.reference_games.tolist()
+    return {g: check_game(recs, rules) for g, recs in zip(games, records_of(games))}
 
 
 def check_records(records: Iterable[HandRecord], rules: Any = None) -> Iterator[GameCheck]:
     """Records (ordered by game) -> one :class:`~spadework.analysis.engine.checker.GameCheck` per game,
-    through the core: the same values as ``checker.iter_game_checks`` (the differential test's route;
-    a clean game's ``hands`` list is empty, as the core keeps no per-hand Python objects)."""
+    through the core: the same values and findings as ``checker.iter_game_checks`` (the differential
+    test's route; ``hands`` is left empty where the core checked the game, as it keeps no per-hand
+    Python objects)."""
     packed = pack_records(records, rules)
     result = check_packed(packed.hands, packed.rulesets)
-    for g, gc in game_checks(result, lambda gs: [packed.records[k] for k in gs], rules):
-        if gc is not None:
-            yield gc
+    flat = [r for recs in packed.records for r in recs]
+    ref = game_checks(result, lambda gs: [packed.records[k] for k in gs], rules)
+    found = findings(result, lambda rows: [flat[k] for k in rows.tolist()])
+    for g in range(packed.hands.n_games):
+        if g in ref:
+            yield ref[g]
             continue
         tricks, scores, game = result.game_rows(g)
         r = int(packed.hands.game_ruleset[g])
@@ -304,7 +384,7 @@ def check_records(records: Iterable[HandRecord], rules: Any = None) -> Iterator[
             game_id=game["game_id"],
             ruleset=packed.rulesets.rulesets[r],
             rules=game["rules"],
-            findings=[],
+            findings=found.get(g, []),
             hands=[],
             tricks=tricks,
             hand_scores=scores,
@@ -315,4 +395,6 @@ def check_records(records: Iterable[HandRecord], rules: Any = None) -> Iterator[
         )
 
 
-__all__ = ["CoreResult", "check_packed", "check_records", "game_checks", "hands_in", "rules_in"]
+AS_PLAYED_K, AFTER_PENALTY_K = K.AS_PLAYED, K.AFTER_PENALTY
+
+__all__ = ["CoreResult", "check_packed", "check_records", "findings", "game_checks", "hands_in", "rules_in"]

@@ -140,6 +140,8 @@ OUT_SPEC = {
     "hs_total": (("N", 2, 2), np.float64, 0.0),
     "hs_bags": (("N", 2, 2), np.int64, 0),
     "n_find": (("N",), np.int32, 0),
+    "log_total": (("N", 2), np.float64, 0.0),
+    "log_bags": (("N", 2), np.int64, 0),
     # per game
     "g_total": (("G", 2), np.float64, 0.0),
     "g_winner": (("G",), np.uint8, NO_SEAT),
@@ -155,6 +157,8 @@ CoreOut = namedtuple("CoreOut", list(OUT_SPEC))
 ``taken`` [N,4]: tricks won in the replay; ``taken_score`` [N,4]: the tricks the hand is scored on.
 ``hs_*`` [N, scoring, side]: the ``hand_scores`` values (scoring 0 as played, 1 after the renege
 penalty, set only when the ruleset has one).  ``n_find`` [N]: findings of the hand.
+``log_total``/``log_bags`` [N,2]: the log's own state before the hand (RULES.md section 5, "Checking
+recorded scores"), for re-checking one hand in the reference (``checker.GameRun``).
 ``g_total`` [G,2]: the game's totals (at its end, or after its last hand); ``g_winner``;
 ``g_ended``: the hand number that ended it (``NO_HAND``); ``g_nfind``: findings of the game;
 ``g_reference``: the core cannot check this game (a hand the layout flags ``overflow``, a seat dealt
@@ -896,6 +900,9 @@ def run_games(P, R, Out, F, games, offsets, write):
             start = pos
             h = np.int64(hand_no[i])
             d = np.int64(dealer[i])
+            for sd in range(2):
+                Out.log_total[i, sd] = log_t[sd]
+                Out.log_bags[i, sd] = log_b[sd]
             # HAND_MISSING: a gap in the hand numbers; the true state goes on from this hand's
             # recorded score_before where it has one, else its recorded score is not checked
             missing = i > a and h > np.int64(hand_no[i - 1]) + 1
