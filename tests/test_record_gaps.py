@@ -255,3 +255,14 @@ def test_the_fast_path_sends_a_game_with_a_missing_hand_to_the_reference():
         dbs.append(([f.to_row() for f in summary.findings], con.execute("SELECT * FROM games").fetchall()))
     assert dbs[0] == dbs[1]
     assert [(r["code"], r["hand"]) for r in dbs[0][0]] == [(F.HAND_MISSING, 5)]
+
+
+def test_a_score_sheet_made_from_a_log_with_a_gap_counts_the_card_taken_from_the_deal():
+    # the converter takes tricks taken from the replay, which fills the gap (it used to count only
+    # complete tricks, so the sheet said S took 7 and checking it gave a false TRICKS_TAKEN_MISMATCH)
+    from spadework.analysis.convert import score_sheet_record
+
+    bad = replace(drop_last_card(FULL, 6), taken=None)
+    sheet_rec = score_sheet_record(bad)
+    assert sheet_rec.taken == TAKEN
+    assert check_records([replace(sheet_rec, tricks=None)]).findings == []

@@ -40,6 +40,7 @@ from spadework.analysis.engine.scoring import ScoreChain, SideResult, apply_rene
 from spadework.parsers.model import HandRecord
 from spadework.parsers.schema import DERIVED_TABLES, create_tables
 from spadework.parsers.seats import SIDES, Side
+from spadework.parsers.state import loaded_generation, mark_checked
 
 AS_PLAYED = "as_played"
 AFTER_PENALTY = "after_penalty"
@@ -812,8 +813,9 @@ def check_db(
     game, or ``True`` for a rich progress bar on standard error (hands checked of all).
 
     Fills ``tricks``, ``violations``, ``hand_scores``, ``games`` in one transaction
-    (batched inserts through pyarrow).  Raises :class:`~spadework.analysis.engine.rules.RulesError` for
-    a bad ``rules``.
+    (batched inserts through pyarrow) that also records the load generation it covered
+    (:func:`spadework.parsers.state.mark_checked`); a check that fails leaves no mark.
+    Raises :class:`~spadework.analysis.engine.rules.RulesError` for a bad ``rules``.
     """
     from spadework.parsers.db import iter_records  # the lead's loader; imported late so this module loads without it
 
@@ -825,6 +827,7 @@ def check_db(
         progress, bar = _progress_bar(con)
     elif progress is False:
         progress = None
+    generation = loaded_generation(con)  # what the tables hold as the check starts
     w = con.cursor()  # a second connection: writing must not disturb the reader's open result
     w.begin()
     try:
@@ -836,6 +839,7 @@ def check_db(
             if progress is not None:
                 progress(summary.games, summary.hands)
         writer.flush()
+        mark_checked(w, generation)  # readers now trust the derived tables (spadework.parsers.state)
         w.commit()
     except BaseException:
         w.rollback()

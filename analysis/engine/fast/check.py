@@ -48,6 +48,7 @@ import pyarrow as pa
 from spadework.analysis.engine.checker import CheckSummary, DerivedWriter, check_db, check_game, replace_derived_tables
 from spadework.analysis.engine.findings import ErrorPolicy
 from spadework.analysis.engine.rules import STANDARD, Ruleset, RulesError, get_ruleset, ruleset_name
+from spadework.parsers.state import loaded_generation, mark_checked
 
 TIMINGS: dict[str, float] | None = None
 """Set to a dict to collect seconds per step (wall clock)."""
@@ -809,6 +810,7 @@ def check_fast(
     if workers is None:
         workers = int(_x(con, "misc", "SELECT current_setting('threads')")[0][0])
     summary = CheckSummary()
+    generation = loaded_generation(con)  # what the tables hold as the check starts
     w = con.cursor()  # writes and temp tables here; iter_records reads the loaded tables with its own cursors
     _x(w, "misc", "BEGIN TRANSACTION")
     try:
@@ -856,6 +858,7 @@ def check_fast(
         summary.hands = int(hands)
         for t in ("_fc_rules", "_fc_keys", "_fc_hand", "_fc_game_hand", "_fc_games"):
             _x(w, "misc", f"DROP TABLE IF EXISTS {t}")
+        mark_checked(w, generation)  # readers now trust the derived tables (spadework.parsers.state)
         _x(w, "misc", "COMMIT")
     except BaseException:
         _x(w, "misc", "ROLLBACK")
