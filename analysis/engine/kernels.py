@@ -497,7 +497,7 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
     if not inferred:
         for s in range(4):
             for j in range(np.int64(deal_len[i, s])):
-                held0[s] |= _bit(deal[i, s, j])
+                held0[s] |= _bit(np.int64(deal[i, s, j]))
     # the gaps: with a deal, a missing seat's one card never played is taken as its play there
     gaps = 0  # bit t: trick t is a gap
     for t in range(max(last - 1, 0)):
@@ -515,7 +515,7 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
         if fill:
             for j in range(ln, 4):
                 never = held0[(ld + j) & 3] & ~played_all
-                c = 0
+                c = np.int64(0)
                 while not _has(never, c):
                     c += 1
                 pc[t, j] = c
@@ -526,10 +526,11 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
     proofs = False  # `later` and `doubtful` are worked out when a finding first needs them
     # trick 1's leader: left of the dealer, or the 2C holder (without a deal: the seat that played it first)
     two_clubs_rule = opt[O_FIRST_LEAD] == FIRST_LEAD_TWO_OF_CLUBS
+    two_clubs = np.int64(TWO_CLUBS)  # (a variable: a literal argument would compile the callees again)
     leader0 = (dealer + 1) & 3
     if two_clubs_rule:
         for s in range(4):
-            if _has(held0[s], TWO_CLUBS):
+            if _has(held0[s], two_clubs):
                 leader0 = s
                 break
     to_play = leader0  # -1: nobody known (after a short trick)
@@ -583,12 +584,12 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
                         nren += 1
             else:
                 code = -1
-                if not proofs and ((n == 1 and two_clubs_rule and c != TWO_CLUBS and _has(hold[s], TWO_CLUBS))
+                if not proofs and ((n == 1 and two_clubs_rule and c != two_clubs and _has(hold[s], two_clubs))
                                    or (cs == SPADE and (hold[s] & non_spades) != np.uint64(0))):
                     doubtful = _prepare_proofs(i, nt, trick_leader, pc, pl, held0, later)
                     proofs = True
-                if n == 1 and two_clubs_rule and c != TWO_CLUBS and _has(hold[s], TWO_CLUBS):
-                    if _proof(_bit(TWO_CLUBS), doubtful, unknown[s], later[t + 1, s]) != np.uint64(0):
+                if n == 1 and two_clubs_rule and c != two_clubs and _has(hold[s], two_clubs):
+                    if _proof(_bit(two_clubs), doubtful, unknown[s], later[t + 1, s]) != np.uint64(0):
                         code = LEAD_NOT_TWO_OF_CLUBS
                 if code < 0 and cs == SPADE and (n == 1 or not (broken or any_time or maybe_broken)):
                     if _proof(hold[s] & non_spades, doubtful, unknown[s], later[t + 1, s]) != np.uint64(0):
@@ -935,7 +936,7 @@ def run_games(P, R, Out, F, games, offsets, write):
                 before_b[sd] = bags[off, sd]
             # the totals the blind-bid conditions look at: the true ones, or after a missing hand
             # the ones the record shows (its totals less its points), else none
-            scores_known = True
+            scores_known = check_score or not check_score  # a bool, not a literal (see two_clubs)
             if check_score:
                 for sd in range(2):
                     own_totals[sd] = np.int64(np.rint(tot[off, sd]))
