@@ -421,3 +421,28 @@ def test_reference_rule_tests_through_the_core(suite, fname, kwargs, monkeypatch
     monkeypatch.setattr(checker, "check_game", both)
     getattr(mod, fname)(**kwargs)
 
+
+
+def test_the_kernel_releases_the_gil():
+    """Games run on several threads at once only if the kernel lets go of the GIL: Python code in
+    another thread keeps running while it works."""
+    import threading
+
+    from spadework.analysis.engine import kernels as K
+
+    packed = pack_records(list(_season("standard", 40, 11, 0.2)))
+    P, R = compiled.hands_in(packed.hands), compiled.rules_in(packed.rulesets)
+    K.run_core(P, R, threads=1)
+    done, spins = threading.Event(), [0]
+
+    def work():
+        for _ in range(20):
+            K.run_core(P, R, threads=1)
+        done.set()
+
+    t = threading.Thread(target=work)
+    t.start()
+    while not done.is_set():
+        spins[0] += 1
+    t.join()
+    assert spins[0] > 1000

@@ -777,26 +777,29 @@ def _winner_of(opt, ns, ew):
 @njit(cache=True, no_cpython_wrapper=True)
 def _log_bags(opt, res, bags_before, implied, has_implied):
     """``checker._log_bags``: the log's own bag count after a hand recording none: the rules' count,
-    except where the points it records (or its total implies) show the bag penalties it applied."""
+    except where the points it records (or its total implies) show the bag penalties it applied.
+    ``res``: a side's score as :func:`_score_side` gives it, in a float64[9]."""
     pen = opt[O_BAG_PENALTY]
+    bags = np.int64(res[8])
     if not has_implied or opt[O_BAG_LIMIT] <= 0 or pen <= 0:
-        return res[8]
+        return bags
     applied = implied - (res[6] - res[5])  # the log's penalty: 0, -100, -200...
     if applied > 0 or applied - np.floor(applied / pen) * pen != 0:
-        return res[8]
+        return bags
     left = bags_before + res[3] + np.floor(applied / pen) * opt[O_BAG_LIMIT]
-    return np.int64(left) if left >= 0 else res[8]
+    return np.int64(left) if left >= 0 else bags
 
 
 @njit(cache=True, no_cpython_wrapper=True)
 def _check_scores(i, first, check_before, check_score, score_points, score_total, score_bags, score_before,
-                  bags_before, opt, bid, taken_off, true_t, true_b, log_t, log_b, F, pos, write):
+                  bags_before, opt, bid, taken_off, true_t, true_b, true_res, log_t, log_b, lg, F, pos, write):
     """SCORE_MISMATCH (``checker._ScoreChecker``): a recorded value is wrong only when the rules give it
-    from neither the true state (``true_t``/``true_b`` before the hand) nor the log's own state
-    (``log_t``/``log_b``: its last recorded total and bags, moved on by the rules where it records
-    none; updated here).  ``expected`` is the true-state value.  ``check_before``: check
+    from neither the true state (``true_t``/``true_b`` before the hand; ``true_res[side]`` the
+    official score from it, as :func:`_score_side` gives it) nor the log's own state (``log_t``/
+    ``log_b``: its last recorded total and bags, moved on by the rules where it records none;
+    updated here).  ``expected`` is the true-state value.  ``check_before``: check
     score_before/bags_before; ``check_score``: check points, total and bags.  ``taken_off``: the
-    official tricks per seat (after the renege penalty)."""
+    official tricks per seat (after the renege penalty); ``lg``: scratch float64[9]."""
     if score_before[i, 0] != NOT_RECORDED:
         for sd in range(2):
             v = np.int64(score_before[i, sd])
@@ -812,18 +815,24 @@ def _check_scores(i, first, check_before, check_score, score_points, score_total
     if not check_score:
         return pos
     for sd in range(2):
-        t = _score_side(opt, bid, sd, taken_off, true_t[sd], true_b[sd])
+        t_points, t_total, t_bags = true_res[sd, 6], true_res[sd, 7], np.int64(true_res[sd, 8])
         lt, lb = log_t[sd], log_b[sd]
-        lg = t if lt == true_t[sd] and lb == true_b[sd] else _score_side(opt, bid, sd, taken_off, lt, lb)
+        if lt == true_t[sd] and lb == true_b[sd]:
+            for k in range(9):
+                lg[k] = true_res[sd, k]
+        else:
+            res = _score_side(opt, bid, sd, taken_off, lt, lb)
+            lg[0], lg[1], lg[2], lg[3], lg[4] = res[0], res[1], res[2], res[3], res[4]
+            lg[5], lg[6], lg[7], lg[8] = res[5], res[6], res[7], res[8]
         rp = np.int64(score_points[i, sd])
         rt = np.int64(score_total[i, sd])
         rb = np.int64(score_bags[i, sd])
-        if rp != NOT_RECORDED and rp != t[6] and rp != lg[6]:
-            pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_POINTS, rp, np.rint(t[6]))
-        if rt != NOT_RECORDED and rt != t[7] and rt != lt + t[6] and rt != lt + lg[6]:
-            pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_TOTAL, rt, np.rint(t[7]))
-        if rb != NOT_RECORDED and rb != t[8] and rb != lg[8]:
-            pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_BAGS, rb, t[8])
+        if rp != NOT_RECORDED and rp != t_points and rp != lg[6]:
+            pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_POINTS, rp, np.rint(t_points))
+        if rt != NOT_RECORDED and rt != t_total and rt != lt + t_points and rt != lt + lg[6]:
+            pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_TOTAL, rt, np.rint(t_total))
+        if rb != NOT_RECORDED and rb != t_bags and rb != lg[8]:
+            pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_BAGS, rb, t_bags)
         # the log's own state after the hand
         has_implied = rp != NOT_RECORDED or rt != NOT_RECORDED
         implied = np.float64(rp) if rp != NOT_RECORDED else (rt - lt if rt != NOT_RECORDED else 0.0)
@@ -871,6 +880,8 @@ def run_games(P, R, Out, F, games, offsets, write):
     hold = np.zeros(4, dtype=np.uint64)
     held0 = np.zeros(4, dtype=np.uint64)
     unknown = np.zeros(4, dtype=np.int64)
+    true_res = np.zeros((2, 9), dtype=np.float64)
+    lg = np.zeros(9, dtype=np.float64)
     for kg in range(games.shape[0]):
         g = np.int64(games[kg])
         pos = np.int64(offsets[kg])
@@ -986,6 +997,10 @@ def run_games(P, R, Out, F, games, offsets, write):
                         taken_p[s] = taken_s[s]
                 for sd in range(2):
                     res = _score_side(opt, bid, sd, taken_p, tot[k, sd], bags[k, sd])
+                    if k == off:
+                        true_res[sd, 0], true_res[sd, 1], true_res[sd, 2], true_res[sd, 3] = res[0], res[1], res[2], res[3]
+                        true_res[sd, 4], true_res[sd, 5], true_res[sd, 6], true_res[sd, 7] = res[4], res[5], res[6], res[7]
+                        true_res[sd, 8] = res[8]
                     hs_contract[i, k, sd] = res[0]
                     hs_tricks[i, k, sd] = res[1]
                     hs_made[i, k, sd] = res[2]
@@ -1008,8 +1023,8 @@ def run_games(P, R, Out, F, games, offsets, write):
                     ended = h
                     final[0], final[1] = tot[off, 0], tot[off, 1]
             pos = _check_scores(i, i == a, not missing, check_score, score_points, score_total, score_bags,
-                                P.score_before, P.bags_before, opt, bid, taken_p, before_t, before_b, log_t, log_b,
-                                F, pos, write)
+                                P.score_before, P.bags_before, opt, bid, taken_p, before_t, before_b, true_res,
+                                log_t, log_b, lg, F, pos, write)
             if not check_score:  # the log's own state is the true one again
                 for sd in range(2):
                     log_t[sd] = tot[off, sd]
