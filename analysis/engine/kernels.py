@@ -146,6 +146,7 @@ OUT_SPEC = {
     "g_total": (("G", 2), np.float64, 0.0),
     "g_winner": (("G",), np.uint8, NO_SEAT),
     "g_ended": (("G",), np.int32, NO_HAND),
+    "g_ended_row": (("G",), np.int64, -1),
     "g_nfind": (("G",), np.int64, 0),
     "g_reference": (("G",), np.bool_, False),
 }
@@ -160,7 +161,7 @@ penalty, set only when the ruleset has one).  ``n_find`` [N]: findings of the ha
 ``log_total``/``log_bags`` [N,2]: the log's own state before the hand (RULES.md section 5, "Checking
 recorded scores"), for re-checking one hand in the reference (``checker.GameRun``).
 ``g_total`` [G,2]: the game's totals (at its end, or after its last hand); ``g_winner``;
-``g_ended``: the hand number that ended it (``NO_HAND``); ``g_nfind``: findings of the game;
+``g_ended``: the hand number that ended it (``NO_HAND``), ``g_ended_row`` its row (-1); ``g_nfind``: findings of the game;
 ``g_reference``: the core cannot check this game (a hand the layout flags ``overflow``, a seat dealt
 the same card twice); its rows and findings are the reference's.
 """
@@ -908,6 +909,7 @@ def run_games(P, R, Out, F, games, offsets, write):
             log_b[sd] = bags[off, sd]
         winner = NO_SEAT
         ended = NO_HAND
+        ended_row = -1
         for i in range(a, b if not beyond else a):
             start = pos
             h = np.int64(hand_no[i])
@@ -1021,6 +1023,7 @@ def run_games(P, R, Out, F, games, offsets, write):
                 if w != NO_SEAT:
                     winner = w
                     ended = h
+                    ended_row = i
                     final[0], final[1] = tot[off, 0], tot[off, 1]
             pos = _check_scores(i, i == a, not missing, check_score, score_points, score_total, score_bags,
                                 P.score_before, P.bags_before, opt, bid, taken_p, before_t, before_b, true_res,
@@ -1047,6 +1050,7 @@ def run_games(P, R, Out, F, games, offsets, write):
             Out.g_total[g, 0], Out.g_total[g, 1] = tot[off, 0], tot[off, 1]
         Out.g_winner[g] = winner
         Out.g_ended[g] = ended
+        Out.g_ended_row[g] = ended_row
         nfind[g] = pos - offsets[kg]
 
 
