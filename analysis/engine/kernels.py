@@ -18,6 +18,13 @@ holds the two to the same rows and findings.  Findings are written in the refere
 
 Driver: :func:`run_core` (games in parallel on several threads, the kernel releasing the GIL;
 findings are counted in a first pass and written, for the games that have any, in a second).
+
+Not done here, by design: the message text (the reference writes it for the hands with findings,
+:func:`spadework.analysis.engine.compiled.findings`); RULES_INVALID / RULES_MIXED (about the rules
+text; such games are checked whole by the reference); and games with a hand the core cannot hold:
+``PackedHands.overflow`` (more than 13 tricks, 5 cards in a trick, more than 8 bids, numbers beyond
+32 bits...) or a seat dealt the same card twice (bit masks hold a card once); ``CoreOut.g_reference``
+marks them and the reference checks them whole.  All are rare, and exact because the reference does them.
 """
 
 from __future__ import annotations
