@@ -32,8 +32,25 @@ def is_sample_db(path: str | os.PathLike[str]) -> bool:
     return Path(path).as_posix().endswith(SAMPLE_DB.as_posix())
 
 
+def _fresh(db: Path) -> bool:
+    import duckdb
+
+    from spadework.parsers.state import FRESH, derived_state
+
+    try:
+        con = duckdb.connect(str(db), read_only=True)
+    except duckdb.Error:  # not a database, or locked: build it again
+        return False
+    try:
+        return derived_state(con) == FRESH
+    finally:
+        con.close()
+
+
 def build_sample_db(db_path: str | os.PathLike[str] | None = None, force: bool = False) -> Path:
-    """Build the sample database from ``data/sample`` (load + check) unless it is there and newer than the log.
+    """Build the sample database from ``data/sample`` (load + check) unless it is there, newer than the
+    log and fresh (:func:`spadework.parsers.state.derived_state`: an interrupted build or one by an
+    older spadework is built again).
 
     ``db_path`` defaults to ``data/sample/season.duckdb`` beside the log.  Returns its path.
     Raises ``FileNotFoundError`` when the sample log cannot be found (e.g. an installed
@@ -43,7 +60,7 @@ def build_sample_db(db_path: str | os.PathLike[str] | None = None, force: bool =
     if log is None:
         raise FileNotFoundError(f"no sample season found ({SAMPLE_LOG} in this folder or a parent)")
     db = Path(db_path) if db_path is not None else log.parent / SAMPLE_DB.name
-    if db.exists() and not force and db.stat().st_mtime >= log.stat().st_mtime:
+    if db.exists() and not force and db.stat().st_mtime >= log.stat().st_mtime and _fresh(db):
         return db
     from spadework.analysis.engine.checker import check_db
     from spadework.parsers.db import connect, load_files
