@@ -265,9 +265,7 @@ def _check_deal(deal, deal_len, i, deck, F, pos, write):
     for s in range(4):
         if np.int64(deal_len[i, s]) != 13:
             bad = True
-            # the reference's `count = count or seat` takes N (Seat 0, falsy) only when no other seat
-            # has a wrong count: the first such seat other than N, else N
-            if c_seat == NO_SEAT or c_seat == 0:
+            if c_seat == NO_SEAT:  # the first seat with a wrong count
                 c_seat = s
     for s in range(4):
         own = np.uint64(0)
