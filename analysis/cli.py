@@ -215,10 +215,19 @@ def _open_db(db: Path | None, read_only: bool = False):
         err.print(f"error: {db}: no such database (create it with `spadework load ... --db {db}`)")
         raise typer.Exit(EXIT_BAD_INPUT)
     try:
-        return connect(db, read_only=read_only)
+        con = connect(db, read_only=read_only)
     except Exception as exc:  # duckdb raises its own IOException family
         err.print(f"error: cannot open database {db}: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    try:  # typer carries its own click
+        from typer._click.globals import get_current_context
+    except ImportError:  # pragma: no cover - an older typer on click
+        from click import get_current_context
+
+    ctx = get_current_context(silent=True)
+    if ctx is not None:  # closed when the command ends, so the next command (in this process too) can open it
+        ctx.call_on_close(con.close)
+    return con
 
 
 def _load(con, paths: list[Path], fmt: str | None, quiet: bool, engine: str = "replay"):
@@ -256,20 +265,6 @@ def _load_and_check(con, paths: list[Path], fmt: str | None, rules, quiet: bool,
     return summary
 
 
-def _print_file_rows(con, console: Console, table: str, title: str, names: list[str], total: int, limit: int) -> None:
-    """Print ``file:line: message`` rows of ``load_errors`` or ``load_warnings`` for the files just loaded."""
-    rows = con.execute(
-        f"SELECT source_file, source_line, message FROM {table} WHERE list_contains(?, source_file) "
-        "ORDER BY source_file, source_line LIMIT ?",
-        [names, limit],
-    ).fetchall()
-    console.print(title)
-    for f, line, msg in rows:
-        console.print(f"  {f}:{line}: {msg}", markup=False)
-    if total > len(rows):
-        console.print(f"  ... and {total - len(rows):,} more")
-
-
 def _print_load_summary(con, summary, console: Console, show_errors: int = 20) -> None:
     files = len(summary.files)
     console.print(
@@ -278,11 +273,13 @@ def _print_load_summary(con, summary, console: Console, show_errors: int = 20) -
         + (f"; {len(summary.skipped)} file(s) in no known format skipped" if summary.skipped else "")
         + (f"; {summary.warnings} import warning(s)" if summary.warnings else "")
     )
+    from spadework.analysis.present import print_grouped_rows
+
     names = [f.source_file for f in summary.files]
     if summary.errors:
-        _print_file_rows(con, console, "load_errors", "Rejected records (the full list is in the load_errors table):", names, summary.errors, show_errors)
+        print_grouped_rows(con, console, "load_errors", "Rejected records (the full list is in the load_errors table):", names, show_errors)
     if summary.warnings:
-        _print_file_rows(con, console, "load_warnings", "Import warnings (load_warnings table):", names, summary.warnings, show_errors)
+        print_grouped_rows(con, console, "load_warnings", "Import warnings (load_warnings table):", names, show_errors)
     for name in summary.skipped[:show_errors]:
         console.print(f"  skipped {name}: not a log format spadework reads", markup=False)
 
@@ -442,6 +439,7 @@ def simulate(
     out_fmt: Annotated[Optional[str], typer.Option("--format", help="jsonl, spn or csv (default: from --out).")] = None,
     rules: RulesOpt = None,
     faults: Annotated[float, typer.Option("--faults", min=0.0, max=1.0, help="Chance per hand of a planted fault (0..1).")] = 0.0,
+    quiet: QuietOpt = False,
 ) -> None:
     """Play a synthetic season with bots whose personalities are known, optionally planting faults.
 
@@ -452,9 +450,26 @@ def simulate(
     from spadework.analysis.sim import simulate_season, write_season
 
     rules_spec = _parse_rules_option(rules) or "standard"
+    if out_fmt is None:
+        from spadework.analysis.sim.season import format_of
+
+        try:
+            format_of(out_path)
+        except ValueError:
+            err.print(
+                f"error: cannot tell which format to write from the name {str(out_path)!r}: "
+                "end --out with .jsonl, .spn or .csv (optionally .gz), or give --format jsonl|spn|csv"
+            )
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+    from spadework.analysis.present import ProgressBar
+
     try:
-        records, planted = simulate_season(players, games, seed, rules=rules_spec, fault_rate=faults)
-        hands, rows = write_season(records, out_path, fmt=out_fmt, faults=planted if faults > 0 else None)
+        with ProgressBar(not quiet and err.is_terminal) as bar:
+            bar.stage("playing games", games)
+            records, planted = simulate_season(players, games, seed, rules=rules_spec, fault_rate=faults,
+                                               progress=lambda done, hands: bar.update(done))  # fmt: skip
+            bar.stage(f"writing {len(records):,} hands")
+            hands, rows = write_season(records, out_path, fmt=out_fmt, faults=planted if faults > 0 else None)
     except (RulesError, ValueError, OSError) as exc:
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
@@ -469,26 +484,141 @@ def report(
     db: Annotated[Path, typer.Option("--db", help="A database filled by `spadework load` and `spadework check`.")],
     out_dir: Annotated[Path, typer.Option("--out", help="Folder to write index.html into (created if missing).")] = Path("report"),
     static: Annotated[bool, typer.Option("--static", help="Charts as inline SVG without any script.")] = False,
+    quiet: QuietOpt = False,
 ) -> None:
-    """Write a static HTML report: summary, every finding with a trick-by-trick replay of its hand, the score
-    mismatches and the charts.  The page needs no network; all text from the logs is escaped."""
+    """Write a static HTML report: a summary page with the findings and charts, a results and standings page,
+    a page per player (tendencies against the field, leaks, calibration, findings with their replays) and a
+    page per game (every hand, each hand with a finding replayed trick by trick).  The pages need no network;
+    all text from the logs is escaped.
+
+    The report reads what `spadework check` wrote, and opens the database read-only: when the database was
+    loaded after its last check (or never checked, or the check did not finish) it writes nothing and
+    exits 2, saying to run `spadework check --db FILE` first.  Otherwise the exit status is check's:
+    0 when the report holds no finding, 1 when it holds findings (2 when a log's rules could not be read).
+    """
     from spadework.analysis.report import build_report
 
     con = _open_db(db, read_only=True)
-    path = build_report(con, out_dir, interactive=not static)
-    out.print(f"Report written to {path}")
+    try:
+        _require_checked(con, db)
+        path = build_report(con, out_dir, interactive=not static, progress=not quiet and err.is_terminal)
+        from spadework.analysis.present import findings_by_code
+
+        total = sum(n for _, n in findings_by_code(con))
+        status = _exit_for_findings(con)
+    finally:
+        con.close()  # read-only: let a `check` in the same process open it again
+    out.print(f"Report written to {path} with standings.html, players/ and games/ ({_n(total, 'finding')})")
+    raise typer.Exit(status)
+
+
+def _require_checked(con, db: Path) -> None:
+    """Exit 2 with the library's sentence (naming `spadework check`) when the derived tables are
+    missing or older than the loaded ones (:func:`spadework.parsers.state.require_checked`)."""
+    from spadework.parsers.state import NotChecked, require_checked
+
+    try:
+        require_checked(con, str(db))
+    except NotChecked as exc:
+        err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
+@app.command()
+def standings(
+    paths: Annotated[Optional[list[Path]], typer.Argument(help="Log files or folders (loaded and checked in memory); or --db.", show_default=False)] = None,
+    db: Annotated[Optional[Path], typer.Option("--db", help="A database filled by `spadework load` and `spadework check`.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print games, players and partnerships as JSON.")] = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print one table (--table) as CSV (spreadsheet-safe).")] = False,
+    table: Annotated[str, typer.Option("--table", help="With --csv: players, partnerships or games.")] = "players",
+    tiebreak: Annotated[Optional[str], typer.Option("--tiebreak", help="Order, comma-separated, from: wins, win_rate, head_to_head, point_diff, avg_margin, points_for, points_against, sets, bags, games.", show_default="wins,head_to_head,point_diff")] = None,
+    event: Annotated[Optional[str], typer.Option("--event", help="Only this event.")] = None,
+    overall: Annotated[bool, typer.Option("--overall", help="One ranking over every game instead of one per event.")] = False,
+    rules: RulesOpt = None,
+    fmt: FormatOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Every game's result and the players' and partnerships' standings, per event where the logs name
+    events: games, wins, win rate, points for and against, average margin, sets and bags, ordered by a
+    tie-break chain.  Scores and winners are the recomputed ones; a game whose log records another result
+    is marked.  Exit 0, or 2 when some input could not be read."""
+    from spadework.analysis import standings as st_mod
+
+    if (paths and db is not None) or (not paths and db is None):
+        err.print("error: give either log files or --db FILE")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    if as_json and as_csv:
+        err.print("error: choose one of --json and --csv")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    try:
+        chain = st_mod.parse_tiebreak(tiebreak)
+    except ValueError as exc:
+        err.print(f"error: --tiebreak: {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    if table not in ("players", "partnerships", "games"):
+        err.print(f"error: --table must be players, partnerships or games, not {table!r}")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    rejected = 0
+    if db is not None:
+        con = _open_db(db, read_only=True)
+        _require_checked(con, db)
+    else:
+        rules_spec = _validate_rules(_parse_rules_option(rules))
+        engine = _engine_for_logs("auto", paths)
+        con = _open_db(None)
+        _limit_memory(con, None, engine)
+        summary = _load_and_check(con, paths, fmt, rules_spec, quiet or as_json or as_csv, engine)
+        rejected = summary.errors
+    result = st_mod.standings(con, chain, by_event=not overall, event=event)
+    if as_json:
+        import orjson
+
+        sys.stdout.write(orjson.dumps(result.to_json(), option=orjson.OPT_INDENT_2).decode() + "\n")
+    elif as_csv:
+        from spadework.analysis.present import write_csv
+
+        rows, columns = st_mod.csv_rows(result, table)
+        write_csv(rows, sys.stdout, columns)
+    else:
+        if result.games.is_empty():
+            out.print("No checked games" + (f" in event {event!r}" if event else "") + ".", markup=False)
+        for item in st_mod.rich_tables(result):
+            out.print(item)
+    if rejected:
+        err.print(f"{_n(rejected, 'record')} could not be read (validate lists them)")
+        raise typer.Exit(EXIT_BAD_INPUT)
 
 
 @app.command()
 def stats(
     db: Annotated[Path, typer.Option("--db", help="A checked database (default: the sample season).")] = Path("data/sample/season.duckdb"),
     player: Annotated[Optional[str], typer.Option("--player", help="One player's tendencies against the field; without it, every player.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the full tables (every n, interval and z) as JSON.")] = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print the full table as CSV (spreadsheet-safe).")] = False,
 ) -> None:
-    """Print a player's tendencies against the field: each metric with n and its interval, biggest gaps flagged."""
+    """Print a player's tendencies against the field (everything the player took no part in): each metric
+    with its 95% interval and n, the field's value and the gap, leaks and strengths flagged.  Without
+    --player, one line per player.  Reads at 80 columns; --json and --csv carry every column.
+
+    Reads what `spadework check` wrote (the sample season's database is built on first use): a database
+    loaded after its last check, or never checked, is an error (exit 2) saying to run
+    `spadework check --db FILE` first.
+    """
     from spadework.analysis import coach
+    from spadework.parsers.state import NotChecked
+
+    if as_json and as_csv:
+        err.print("error: choose one of --json and --csv")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    from spadework.analysis.present import ProgressBar
 
     try:
-        con = coach.open_database(db)
+        with ProgressBar(err.is_terminal) as bar:
+            bar.stage("reading the season")
+            con = coach.open_database(db)
+    except NotChecked as exc:
+        err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
     except FileNotFoundError as exc:
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
@@ -496,13 +626,25 @@ def stats(
         err.print(f"error: cannot open database {db}: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
     try:
-        if player is None:
+        if as_json:
+            import orjson
+
+            sys.stdout.write(orjson.dumps(coach.stats_json(con, player), option=orjson.OPT_INDENT_2).decode() + "\n")
+        elif as_csv:
+            from spadework.analysis.present import write_csv
+
+            write_csv(coach.stats_frame(con, player), sys.stdout)
+        elif player is None:
             out.print(coach.rich_overview(coach.overview(con)))
         else:
-            out.print(coach.rich_table(coach.player_table(con, player), player))
+            table = coach.player_table(con, player)
+            out.print(coach.stats_heading(con, player), markup=False)
+            out.print(coach.rich_table(table, player))
     except ValueError as exc:  # unknown player: the message lists the known ones
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    finally:
+        con.close()
 
 
 # --- double-dummy solver (issue 14; spadework.analysis.solver) ---------------------------------------
@@ -588,7 +730,8 @@ def bench(ctx: typer.Context) -> None:
     """Run the validation benchmark (tests/benchmarks/bench_validate.py; run from a checkout).
 
     Options are the script's: --hands N, --reps R, --threads 1,2 ... (`spadework bench --help-script`).
-    Results are printed and appended to tests/benchmarks/results.md.
+    Results are printed; --record also appends them to tests/benchmarks/results.md (a tracked file:
+    record only runs made on a quiet machine).
     """
     import importlib.util
 
@@ -605,13 +748,51 @@ def bench(ctx: typer.Context) -> None:
     raise typer.Exit(mod.main(args))
 
 
+class _ReaderGone:
+    """Standard output that, once its reader has gone (`spadework validate ... | head -1`), throws the rest
+    away instead of failing, so the command finishes and exits with the status it would have given."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+        self.gone = False
+
+    def _lost(self) -> None:
+        if not self.gone:
+            self.gone = True
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, self._stream.fileno())  # what is still buffered drains into nothing
+            finally:
+                os.close(devnull)
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._lost()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._lost()
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
 def main() -> None:
-    """Entry point of the ``spadework`` console command."""
-    try:
-        app()
-    except BrokenPipeError:  # `spadework validate ... | head`
-        sys.stderr.close()
-        os._exit(0)
+    """Entry point of the ``spadework`` console command.
+
+    A closed pipe on standard output (``| head``) does not change the exit status: the command runs
+    to its end with its output thrown away, and exits as it would have.
+    """
+    if sys.stdout is not None and not isinstance(sys.stdout, _ReaderGone):
+        sys.stdout = _ReaderGone(sys.stdout)  # type: ignore[assignment]
+    if sys.stderr is not None and not isinstance(sys.stderr, _ReaderGone):
+        sys.stderr = _ReaderGone(sys.stderr)  # type: ignore[assignment]  (`... 2>&1 | head`)
+    app()
 
 
 if __name__ == "__main__":

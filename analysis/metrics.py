@@ -65,6 +65,7 @@ from spadework.analysis import stats
 from spadework.parsers.cards import JOKER_DECK, JOKERS, NYC_DECK, STANDARD_CARDS, STANDARD_DECK, Deck, rank_of
 from spadework.parsers.schema import ALL_TABLES
 from spadework.parsers.seats import SEATS
+from spadework.parsers.state import require_checked
 
 SITUATION_MARGIN = 100
 """Points of margin at the start of a hand that make a side ``behind`` (<= -100) or ``ahead`` (>= 100)."""
@@ -638,10 +639,15 @@ def _existing(con) -> dict[str, set[str]]:
 def prepare(con) -> None:
     """Create (or refresh) the temporary helper tables and views the metrics read.
 
-    Tables of TABLES.md missing from the database (say, the checker has not run yet) are stood in
-    for by empty temporary tables, so every metric runs and counts nothing where it has no data.
-    Safe to call again after more data is loaded; works on a read-only connection.
+    Every metric, frame and summary of this module calls it first.  It raises
+    :class:`spadework.parsers.state.NotChecked` (a sentence naming ``spadework check``) when the
+    derived tables are missing or older than the loaded tables (a load after the last check, a
+    check that did not finish): a metric never answers from stale findings or scores.
+    Tables of TABLES.md missing from an empty database are stood in for by empty temporary
+    tables.  Safe to call again after more data is loaded and checked; works on a read-only
+    connection.
     """
+    require_checked(con)
     existing = _existing(con)
     for name, ddl in ALL_TABLES.items():
         where = existing.get(name, set())
@@ -674,20 +680,79 @@ def prepare(con) -> None:
 CACHE_TABLE = "sw_player_hands_cache"
 """Temporary table :func:`snapshot` fills with ``sw_player_hands``; metrics read it while it exists."""
 
+BATCH_HANDS = 4_000
+"""Hands per batch when :func:`snapshot` / :func:`freeze` compute ``sw_player_hands`` (memory grows with it)."""
+
+_GAME_TABLES = tuple(name for name, ddl in ALL_TABLES.items() if "game_id" in ddl)
+
+
+def scoped_sql(view: str, where: str) -> str:
+    """The SQL of one of the helper views (``sw_trick_results``, ``sw_seat_hands``, ``sw_player_hands``...)
+    computed over the rows of the loaded and derived tables that pass ``where`` (a condition on
+    ``game_id``, literal values), as one query.
+
+    Every view partitions by game, so computing it game range by game range gives the same rows as the
+    whole view; this is how a season is computed in batches of bounded memory.  Each table and each
+    view it depends on is shadowed by a CTE of the same name.  Raises ``KeyError`` for an unknown view.
+    """
+    names = [name for name, _ in _VIEWS]
+    if view not in names:
+        raise KeyError(f"unknown view {view!r}; known: {', '.join(names)}")
+    ctes = [f"{t} AS (SELECT * FROM {t} WHERE {where})" for t in _GAME_TABLES]
+    for name, sql in _VIEWS:
+        ctes.append(f"{name} AS ({sql})")
+        if name == view:
+            break
+    return "WITH " + ",\n".join(ctes) + f"\nSELECT * FROM {view}"
+
+
+def _game_batches(con, batch_hands: int) -> list[tuple[str, str]]:
+    """``(first, last)`` game ids of consecutive batches of about ``batch_hands`` hands (game ids sorted)."""
+    rows = con.execute("SELECT game_id, count(*) FROM hands GROUP BY game_id ORDER BY game_id").fetchall()
+    out: list[tuple[str, str]] = []
+    first, n = None, 0
+    for gid, count in rows:
+        if first is None:
+            first = gid
+        n += count
+        if n >= batch_hands:
+            out.append((first, gid))
+            first, n = None, 0
+    if first is not None:
+        out.append((first, rows[-1][0]))
+    return out
+
+
+def materialize(con, table: str, view: str = "sw_player_hands", batch_hands: int | None = None) -> None:
+    """Create the temporary table ``table`` holding every row of the helper view ``view``, computed
+    in batches of about ``batch_hands`` hands (default :data:`BATCH_HANDS`) so that a season of any
+    size needs about the memory of one batch.  Replaces ``table`` if it exists."""
+    prepare(con)
+    batches = _game_batches(con, batch_hands or BATCH_HANDS)
+    con.execute(f"DROP TABLE IF EXISTS temp.main.{table}")
+    if len(batches) <= 1:
+        con.execute(f"CREATE TEMP TABLE {table} AS SELECT * FROM {view}")
+        return
+    for i, (first, last) in enumerate(batches):
+        where = f"game_id BETWEEN {_sql_str(first)} AND {_sql_str(last)}"
+        sql = scoped_sql(view, where)
+        con.execute(f"CREATE TEMP TABLE {table} AS {sql}" if i == 0 else f"INSERT INTO {table} {sql}")
+
 
 @contextmanager
 def snapshot(con) -> Iterator[None]:
     """Compute ``sw_player_hands`` once and let every metric run inside the ``with`` block read the copy.
 
     The view joins the card play of every hand, so on a season each metric costs a fraction of a
-    second; inside ``with metrics.snapshot(con):`` the same metrics take milliseconds.  Nested
-    blocks reuse the outer copy.  Do not load or check data inside the block (the copy would be stale);
-    it is dropped when the outermost block ends.
+    second; inside ``with metrics.snapshot(con):`` the same metrics take milliseconds.  The copy is
+    computed in batches of games (:func:`materialize`), so its memory does not grow with the season.
+    Nested blocks reuse the outer copy.  Do not load or check data inside the block (the copy would
+    be stale); it is dropped when the outermost block ends.
     """
     prepare(con)
     outer = CACHE_TABLE in _existing(con)
     if not outer:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {CACHE_TABLE} AS SELECT * FROM sw_player_hands")
+        materialize(con, CACHE_TABLE)
     try:
         yield
     finally:
@@ -700,7 +765,7 @@ def freeze(con) -> None:
     (a notebook, ``spadework stats``) where the data cannot change.  :func:`thaw` undoes it."""
     prepare(con)
     if CACHE_TABLE not in _existing(con):
-        con.execute(f"CREATE TEMP TABLE {CACHE_TABLE} AS SELECT * FROM sw_player_hands")
+        materialize(con, CACHE_TABLE)
 
 
 def thaw(con) -> None:
@@ -848,15 +913,15 @@ _register(Metric(
 ))
 _register(Metric(
     "nil_rate", "Nil bids", "rate",
-    _rate(_cnt("nil_allowed AND has_bid"), _cnt("nil_allowed AND has_bid AND nil")),
-    "Share of hands under a ruleset with nil where the player bid nil (blind nil included).",
-    "share of hands", "nil",
+    _rate(_cnt("nil_allowed AND has_bid"), _cnt("nil_allowed AND has_bid AND nil AND NOT blind")),
+    "Share of hands under a ruleset with nil where the player bid a plain nil (blind nils are "
+    "blind_nil_rate).", "share of hands", "nil",
 ))
 _register(Metric(
     "nil_success", "Nils made", "rate",
-    _rate(_cnt("nil AND taken IS NOT NULL"), _cnt("nil AND taken = 0")),
-    "Share of the player's nil bids (blind nil included) where the player took no trick.", "share of nils", "nil",
-    better="higher",
+    _rate(_cnt("nil AND NOT blind AND taken IS NOT NULL"), _cnt("nil AND NOT blind AND taken = 0")),
+    "Share of the player's plain nil bids where the player took no trick (blind nils are blind_nil_success).",
+    "share of nils", "nil", better="higher",
 ))
 _register(Metric(
     "blind_nil_rate", "Blind nil bids", "rate",
@@ -1162,7 +1227,8 @@ def findings(con, filters: Filters | Mapping[str, Any] | None = None) -> pl.Data
                    any_value(table_name) AS table_name, any_value(round) AS round, any_value(ruleset) AS ruleset
             FROM {src} GROUP BY game_id, hand
         ), v AS (
-            SELECT v.*, hc.event, hc.date, hc.table_name, hc.round, hc.ruleset, sp.player
+            SELECT v.game_id, v.hand, v.trick, v.seat, v.card, v.side, v.code, v.message, v.field, v.recorded,
+                   v.expected, hc.event, hc.date, hc.table_name, hc.round, hc.ruleset, sp.player
             FROM violations v
             LEFT JOIN hc ON hc.game_id = v.game_id AND hc.hand = v.hand
             LEFT JOIN {src} sp ON sp.game_id = v.game_id AND sp.hand = v.hand AND sp.seat = v.seat
@@ -1200,11 +1266,10 @@ def score_mismatches(con, filters: Filters | Mapping[str, Any] | None = None) ->
 def players(con) -> list[str]:
     """Every player name in the database, sorted."""
     prepare(con)
+    src = CACHE_TABLE if CACHE_TABLE in _existing(con) else "sw_seat_hands"
     return [
         r[0]
-        for r in con.execute(
-            "SELECT DISTINCT player FROM sw_seat_hands WHERE player IS NOT NULL ORDER BY player"
-        ).fetchall()
+        for r in con.execute(f"SELECT DISTINCT player FROM {src} WHERE player IS NOT NULL ORDER BY player").fetchall()
     ]
 
 

@@ -125,7 +125,8 @@ DERIVED_TABLES: dict[str, str] = {
         message VARCHAR NOT NULL,
         field VARCHAR,
         recorded VARCHAR,
-        expected VARCHAR
+        expected VARCHAR,
+        player VARCHAR
     """,
     # key: game_id, hand, side (scoring = 'as_played' or 'after_penalty' when a renege penalty is set)
     "hand_scores": """
@@ -184,10 +185,57 @@ ANALYSIS_TABLES: dict[str, str] = {
 ALL_TABLES: dict[str, str] = LOADED_TABLES | DERIVED_TABLES | ANALYSIS_TABLES
 
 
+def _seats_view() -> str:
+    from spadework.parsers.seats import SEATS
+
+    seat_list = ", ".join(f"('{s}', '{s.side}', '{s.partner}', {int(s)})" for s in SEATS)
+
+    def by_seat(column: str, prefix: str) -> str:
+        return f"CASE {column} " + " ".join(f"WHEN '{s}' THEN h.{prefix}_{str(s).lower()}" for s in SEATS) + " END"
+
+    return f"""
+        WITH seat_list(seat, side, partner_seat, seat_index) AS (VALUES {seat_list}),
+        first_bids AS (
+            SELECT game_id, hand, seat, bid, nil, blind FROM bids
+            QUALIFY row_number() OVER (PARTITION BY game_id, hand, seat ORDER BY bid_order) = 1
+        ), replayed AS (SELECT DISTINCT game_id, hand FROM tricks),
+        won AS (SELECT game_id, hand, winner AS seat, count(*) AS taken FROM tricks GROUP BY ALL)
+        SELECT h.game_id, h.hand, s.seat, s.side,
+               {by_seat("s.seat", "player")} AS player, {by_seat("s.partner_seat", "player")} AS partner,
+               b.bid, b.nil, b.blind,
+               CAST(CASE WHEN r.game_id IS NOT NULL THEN coalesce(w.taken, 0)
+                         ELSE {by_seat("s.seat", "taken")} END AS INTEGER) AS taken
+        FROM hands h CROSS JOIN seat_list s
+        LEFT JOIN first_bids b ON b.game_id = h.game_id AND b.hand = h.hand AND b.seat = s.seat
+        LEFT JOIN replayed r ON r.game_id = h.game_id AND r.hand = h.hand
+        LEFT JOIN won w ON w.game_id = h.game_id AND w.hand = h.hand AND w.seat = s.seat
+    """
+
+
+VIEWS: dict[str, str] = {
+    # one row per game, hand and seat: who sat there, the partner, the seat's first bid and the tricks it
+    # took (the checker's replay where the hand was replayed, else the log's count), so per-player SQL
+    # needs no four-way CASE over player_n .. player_w
+    "seats": _seats_view(),
+}
+"""Views over the tables (created with them; they read whatever the tables hold when queried)."""
+
+
+def create_views(con, temp: bool = False) -> None:
+    """(Re)create the :data:`VIEWS`; ``temp`` makes temporary ones (for a database opened read-only).
+    The tables they read must exist."""
+    for name, sql in VIEWS.items():
+        con.execute(f"CREATE OR REPLACE {'TEMP ' if temp else ''}VIEW {name} AS {sql}")
+
+
 def create_tables(con, tables: dict[str, str] | None = None) -> None:
-    """Create every table of TABLES.md (and our additions) that does not exist yet.
+    """Create every table of TABLES.md (and our additions) that does not exist yet, then the
+    :data:`VIEWS` once every table they read exists.
 
     ``con`` is a ``duckdb.DuckDBPyConnection``.
     """
     for name, columns in (tables or ALL_TABLES).items():
         con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({columns})")
+    have = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()").fetchall()}
+    if set(ALL_TABLES) <= have:
+        create_views(con)
