@@ -67,7 +67,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import orjson
 import polars as pl
 
 from spadework.analysis.engine.rules import STANDARD, Ruleset, RulesError, get_ruleset
@@ -232,12 +231,8 @@ def ruleset_of(rules: Any) -> Ruleset:
     (the checker reports bad rules as a finding; a hand value only needs the deck).  Never raises."""
     if isinstance(rules, (str, type(None))) and rules in _RULES_TEXT:
         return _RULES_TEXT[rules]
-    spec = rules
     try:
-        if isinstance(rules, str) and rules.lstrip().startswith("{"):
-            # a JSON object as the logs write it (get_ruleset's text form is "preset {json}")
-            spec = orjson.loads(rules)
-        rs = get_ruleset(spec)
+        rs = get_ruleset(rules)
     except (RulesError, ValueError, TypeError):
         rs = STANDARD
     if isinstance(rules, (str, type(None))) and len(_RULES_TEXT) < 256:
