@@ -307,6 +307,20 @@ def all_leaks(
 # Cards, bids and nils one by one
 
 
+def _player_hands(con, tables: Sequence[str], player: str | None, filters) -> tuple[str, str, list[Any]]:
+    """The per-player-hand source (the cached copy when there is one), and the WHERE clause with its
+    parameters for ``player`` and the game-level ``filters``; makes sure ``tables`` exist first."""
+    metrics.prepare(con)
+    ensure_tables(con, tables)
+    f = metrics.Filters.of(filters)
+    where, params = metrics.Filters(
+        event=f.event, period=f.period, ruleset=f.ruleset, table=f.table, round=f.round, game_id=f.game_id,
+        player=player,
+    ).where()  # fmt: skip
+    src = metrics.CACHE_TABLE if metrics.CACHE_TABLE in _tables(con) else "sw_player_hands"
+    return src, where, params
+
+
 def costliest_cards(
     con, player: str | None = None, limit: int = 10, filters: metrics.Filters | Mapping[str, Any] | None = None
 ) -> pl.DataFrame:
@@ -318,14 +332,7 @@ def costliest_cards(
     :class:`~spadework.analysis.metrics.Filters` (event, period, ruleset, table, round, game_id).
     Empty when ``spadework analyse`` has not run.
     """
-    metrics.prepare(con)
-    ensure_tables(con, ("card_costs",))
-    f = metrics.Filters.of(filters)
-    where, params = metrics.Filters(
-        event=f.event, period=f.period, ruleset=f.ruleset, table=f.table, round=f.round, game_id=f.game_id,
-        player=player,
-    ).where()  # fmt: skip
-    src = metrics.CACHE_TABLE if metrics.CACHE_TABLE in _tables(con) else "sw_player_hands"
+    src, where, params = _player_hands(con, ("card_costs",), player, filters)
     return con.sql(
         f"""
         SELECT cc.game_id, cc.hand, cc.trick, cc.play_order, cc.seat, coalesce(cc.player, ph.player) AS player,
@@ -345,14 +352,7 @@ def bid_judgements(con, player: str, filters: metrics.Filters | Mapping[str, Any
     """Every hand of ``player`` with a hand value: ``game_id, hand, seat, bid, nil, blind, estimate,
     expected_tricks, bid_error, taken, nil_chance``, worst overbid first (numeric bids by ``bid_error``
     descending, then nils and blind bids).  ``filters``: as :func:`costliest_cards`."""
-    metrics.prepare(con)
-    ensure_tables(con, ("hand_values",))
-    f = metrics.Filters.of(filters)
-    where, params = metrics.Filters(
-        event=f.event, period=f.period, ruleset=f.ruleset, table=f.table, round=f.round, game_id=f.game_id,
-        player=player,
-    ).where()  # fmt: skip
-    src = metrics.CACHE_TABLE if metrics.CACHE_TABLE in _tables(con) else "sw_player_hands"
+    src, where, params = _player_hands(con, ("hand_values",), player, filters)
     return con.sql(
         f"""
         SELECT hv.game_id, hv.hand, hv.seat, hv.bid, hv.nil, hv.blind, hv.estimate, hv.expected_tricks,

@@ -209,8 +209,10 @@ def test_planted_card_costs_make_the_careless_player_the_worst(tmp_path):
     path = tmp_path / "planted.duckdb"
     shutil.copy(SAMPLE_DB, path)
     c = duckdb.connect(str(path))
-    metrics.prepare(c)
+    # the table first: prepare() on a database without one makes an empty temporary stand-in that
+    # would shadow it
     c.execute(f"CREATE TABLE IF NOT EXISTS main.card_costs ({CARD_COSTS_STANDIN})")
+    metrics.prepare(c)
     c.execute(
         "INSERT INTO main.card_costs SELECT p.game_id, p.hand, p.trick, p.play_order, p.seat, NULL, p.card, 6, 6 - c, c,"
         " '' FROM ("
