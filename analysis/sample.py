@@ -32,6 +32,22 @@ def is_sample_db(path: str | os.PathLike[str]) -> bool:
     return Path(path).as_posix().endswith(SAMPLE_DB.as_posix())
 
 
+def _stored_layout(db: Path) -> bool:
+    """True when the database at ``db`` keeps the stored layout (a database written before it is rebuilt)."""
+    import duckdb
+
+    from spadework.parsers.schema import storage_layout
+
+    try:
+        con = duckdb.connect(str(db), read_only=True)
+    except Exception:  # locked or not a database: leave it to the caller
+        return True
+    try:
+        return storage_layout(con) == "stored"
+    finally:
+        con.close()
+
+
 def build_sample_db(db_path: str | os.PathLike[str] | None = None, force: bool = False) -> Path:
     """Build the sample database from ``data/sample`` (load + check) unless it is there and newer than the log.
 
@@ -43,7 +59,7 @@ def build_sample_db(db_path: str | os.PathLike[str] | None = None, force: bool =
     if log is None:
         raise FileNotFoundError(f"no sample season found ({SAMPLE_LOG} in this folder or a parent)")
     db = Path(db_path) if db_path is not None else log.parent / SAMPLE_DB.name
-    if db.exists() and not force and db.stat().st_mtime >= log.stat().st_mtime:
+    if db.exists() and not force and db.stat().st_mtime >= log.stat().st_mtime and _stored_layout(db):
         return db
     from spadework.analysis.engine.checker import check_db
     from spadework.parsers.db import connect, load_files

@@ -31,7 +31,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from spadework.parsers.cards import JOKERS, STANDARD_CARDS, SUITS, Deck
+from spadework.parsers.cards import JOKER_SUIT, JOKERS, STANDARD_CARDS, SUITS, Deck
 from spadework.parsers.seats import SEATS, SIDES
 
 CARD_CODES: tuple[str, ...] = STANDARD_CARDS + JOKERS
@@ -46,6 +46,10 @@ SUIT_CODES: str = SUITS
 """Suit letters in id order: S 0, H 1, D 2, C 3."""
 SUIT_ID: dict[str, int] = {s: i for i, s in enumerate(SUIT_CODES)}
 SPADE_ID = SUIT_ID["S"]
+FACE_SUIT_CODES: str = SUITS + JOKER_SUIT
+"""The suit letters a trick's led suit can take, in id order: ``SUIT_CODES`` then ``J`` (4), the
+"suit" of a joker in a deck without jokers (stored ``tricks.led_suit`` ids use these)."""
+NO_SUIT = 255
 
 SEAT_CODES: tuple[str, ...] = tuple(str(s) for s in SEATS)
 """Seat letters in id order (``int(Seat)``)."""
@@ -55,6 +59,23 @@ NO_SEAT = 255
 
 CODE_TABLE = np.array([c.encode() for c in CARD_CODES], dtype="S2")
 """``CODE_TABLE[id]`` is the card's 2-byte code (for turning id arrays back into strings)."""
+
+
+def sql_list(codes) -> str:
+    """A DuckDB list literal of ``codes`` (``['AS', 'KS', ...]``): indexed with ``id + 1`` it turns an
+    id column back into its codes in SQL (the views of the stored tables do this); an id of
+    ``NO_CARD``/``NO_SEAT``/``NO_SUIT`` (255) indexes past the end and gives NULL."""
+    return "[" + ", ".join("'" + c + "'" for c in codes) + "]"
+
+
+CARD_SQL = sql_list(CARD_CODES)
+"""``CARD_SQL[id + 1]`` in SQL is the card's code."""
+SEAT_SQL = sql_list(SEAT_CODES)
+"""``SEAT_SQL[id + 1]`` in SQL is the seat's letter."""
+SIDE_SQL = sql_list(SIDE_CODES)
+"""``SIDE_SQL[id + 1]`` in SQL is the side's name."""
+FACE_SUIT_SQL = sql_list(FACE_SUIT_CODES)
+"""``FACE_SUIT_SQL[id + 1]`` in SQL is the suit letter (``J`` for 4)."""
 
 
 def card_ids(cards) -> np.ndarray:
@@ -107,12 +128,18 @@ def deck_arrays(deck: Deck) -> DeckArrays:
 __all__ = [
     "CARD_CODES",
     "CARD_ID",
+    "CARD_SQL",
     "CODE_TABLE",
+    "FACE_SUIT_CODES",
+    "FACE_SUIT_SQL",
     "DeckArrays",
     "NO_CARD",
     "NO_SEAT",
+    "NO_SUIT",
     "N_CARDS",
     "SEAT_CODES",
+    "SEAT_SQL",
+    "SIDE_SQL",
     "SIDE_CODES",
     "SPADE_ID",
     "SUIT_CODES",
@@ -121,4 +148,5 @@ __all__ = [
     "card_mask",
     "deck_arrays",
     "mask_cards",
+    "sql_list",
 ]
