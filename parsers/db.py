@@ -767,7 +767,7 @@ def _convert_plain_sql(con: duckdb.DuckDBPyConnection) -> None:
 def _same_rows(con: duckdb.DuckDBPyConnection, a: str, b: str) -> bool:
     """True when ``a`` and ``b`` hold the same multiset of rows (row count and the sum of a hash of each row)."""
     cols = ", ".join(_table_columns(con, a))
-    sums = [con.execute(f"SELECT count(*), coalesce(sum(hash({cols})), 0) FROM {t}").fetchone() for t in (a, b)]
+    sums = [con.execute(f"SELECT count(*), coalesce(sum(hash({cols})), 0) FROM {t}").fetchall()[0] for t in (a, b)]
     return sums[0] == sums[1]
 
 
