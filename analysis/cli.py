@@ -215,10 +215,19 @@ def _open_db(db: Path | None, read_only: bool = False):
         err.print(f"error: {db}: no such database (create it with `spadework load ... --db {db}`)")
         raise typer.Exit(EXIT_BAD_INPUT)
     try:
-        return connect(db, read_only=read_only)
+        con = connect(db, read_only=read_only)
     except Exception as exc:  # duckdb raises its own IOException family
         err.print(f"error: cannot open database {db}: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    try:  # typer carries its own click
+        from typer._click.globals import get_current_context
+    except ImportError:  # pragma: no cover - an older typer on click
+        from click import get_current_context
+
+    ctx = get_current_context(silent=True)
+    if ctx is not None:  # closed when the command ends, so the next command (in this process too) can open it
+        ctx.call_on_close(con.close)
+    return con
 
 
 def _load(con, paths: list[Path], fmt: str | None, quiet: bool, engine: str = "replay"):
@@ -256,20 +265,6 @@ def _load_and_check(con, paths: list[Path], fmt: str | None, rules, quiet: bool,
     return summary
 
 
-def _print_file_rows(con, console: Console, table: str, title: str, names: list[str], total: int, limit: int) -> None:
-    """Print ``file:line: message`` rows of ``load_errors`` or ``load_warnings`` for the files just loaded."""
-    rows = con.execute(
-        f"SELECT source_file, source_line, message FROM {table} WHERE list_contains(?, source_file) "
-        "ORDER BY source_file, source_line LIMIT ?",
-        [names, limit],
-    ).fetchall()
-    console.print(title)
-    for f, line, msg in rows:
-        console.print(f"  {f}:{line}: {msg}", markup=False)
-    if total > len(rows):
-        console.print(f"  ... and {total - len(rows):,} more")
-
-
 def _print_load_summary(con, summary, console: Console, show_errors: int = 20) -> None:
     files = len(summary.files)
     console.print(
@@ -278,11 +273,13 @@ def _print_load_summary(con, summary, console: Console, show_errors: int = 20) -
         + (f"; {len(summary.skipped)} file(s) in no known format skipped" if summary.skipped else "")
         + (f"; {summary.warnings} import warning(s)" if summary.warnings else "")
     )
+    from spadework.analysis.present import print_grouped_rows
+
     names = [f.source_file for f in summary.files]
     if summary.errors:
-        _print_file_rows(con, console, "load_errors", "Rejected records (the full list is in the load_errors table):", names, summary.errors, show_errors)
+        print_grouped_rows(con, console, "load_errors", "Rejected records (the full list is in the load_errors table):", names, show_errors)
     if summary.warnings:
-        _print_file_rows(con, console, "load_warnings", "Import warnings (load_warnings table):", names, summary.warnings, show_errors)
+        print_grouped_rows(con, console, "load_warnings", "Import warnings (load_warnings table):", names, show_errors)
     for name in summary.skipped[:show_errors]:
         console.print(f"  skipped {name}: not a log format spadework reads", markup=False)
 
@@ -452,6 +449,17 @@ def simulate(
     from spadework.analysis.sim import simulate_season, write_season
 
     rules_spec = _parse_rules_option(rules) or "standard"
+    if out_fmt is None:
+        from spadework.analysis.sim.season import format_of
+
+        try:
+            format_of(out_path)
+        except ValueError:
+            err.print(
+                f"error: cannot tell which format to write from the name {str(out_path)!r}: "
+                "end --out with .jsonl, .spn or .csv (optionally .gz), or give --format jsonl|spn|csv"
+            )
+            raise typer.Exit(EXIT_BAD_INPUT) from None
     try:
         records, planted = simulate_season(players, games, seed, rules=rules_spec, fault_rate=faults)
         hands, rows = write_season(records, out_path, fmt=out_fmt, faults=planted if faults > 0 else None)
@@ -471,12 +479,39 @@ def report(
     static: Annotated[bool, typer.Option("--static", help="Charts as inline SVG without any script.")] = False,
 ) -> None:
     """Write a static HTML report: summary, every finding with a trick-by-trick replay of its hand, the score
-    mismatches and the charts.  The page needs no network; all text from the logs is escaped."""
+    mismatches and the charts.  The page needs no network; all text from the logs is escaped.
+
+    The report reads what `spadework check` wrote, and opens the database read-only: when the database was
+    loaded after its last check (or never checked, or the check did not finish) it writes nothing and
+    exits 2, saying to run `spadework check --db FILE` first.  Otherwise the exit status is check's:
+    0 when the report holds no finding, 1 when it holds findings (2 when a log's rules could not be read).
+    """
     from spadework.analysis.report import build_report
 
     con = _open_db(db, read_only=True)
-    path = build_report(con, out_dir, interactive=not static)
-    out.print(f"Report written to {path}")
+    try:
+        _require_checked(con, db)
+        path = build_report(con, out_dir, interactive=not static)
+        from spadework.analysis.present import findings_by_code
+
+        total = sum(n for _, n in findings_by_code(con))
+        status = _exit_for_findings(con)
+    finally:
+        con.close()  # read-only: let a `check` in the same process open it again
+    out.print(f"Report written to {path} ({_n(total, 'finding')})")
+    raise typer.Exit(status)
+
+
+def _require_checked(con, db: Path) -> None:
+    """Exit 2 with the library's sentence (naming `spadework check`) when the derived tables are
+    missing or older than the loaded ones (:func:`spadework.parsers.state.require_checked`)."""
+    from spadework.parsers.state import NotChecked, require_checked
+
+    try:
+        require_checked(con, str(db))
+    except NotChecked as exc:
+        err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
 @app.command()
@@ -484,11 +519,20 @@ def stats(
     db: Annotated[Path, typer.Option("--db", help="A checked database (default: the sample season).")] = Path("data/sample/season.duckdb"),
     player: Annotated[Optional[str], typer.Option("--player", help="One player's tendencies against the field; without it, every player.")] = None,
 ) -> None:
-    """Print a player's tendencies against the field: each metric with n and its interval, biggest gaps flagged."""
+    """Print a player's tendencies against the field: each metric with n and its interval, biggest gaps flagged.
+
+    Reads what `spadework check` wrote (the sample season's database is built on first use): a database
+    loaded after its last check, or never checked, is an error (exit 2) saying to run
+    `spadework check --db FILE` first.
+    """
     from spadework.analysis import coach
+    from spadework.parsers.state import NotChecked
 
     try:
         con = coach.open_database(db)
+    except NotChecked as exc:
+        err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
     except FileNotFoundError as exc:
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
@@ -503,6 +547,8 @@ def stats(
     except ValueError as exc:  # unknown player: the message lists the known ones
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    finally:
+        con.close()
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -510,7 +556,8 @@ def bench(ctx: typer.Context) -> None:
     """Run the validation benchmark (tests/benchmarks/bench_validate.py; run from a checkout).
 
     Options are the script's: --hands N, --reps R, --threads 1,2 ... (`spadework bench --help-script`).
-    Results are printed and appended to tests/benchmarks/results.md.
+    Results are printed; --record also appends them to tests/benchmarks/results.md (a tracked file:
+    record only runs made on a quiet machine).
     """
     import importlib.util
 
@@ -527,13 +574,51 @@ def bench(ctx: typer.Context) -> None:
     raise typer.Exit(mod.main(args))
 
 
+class _ReaderGone:
+    """Standard output that, once its reader has gone (`spadework validate ... | head -1`), throws the rest
+    away instead of failing, so the command finishes and exits with the status it would have given."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+        self.gone = False
+
+    def _lost(self) -> None:
+        if not self.gone:
+            self.gone = True
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, self._stream.fileno())  # what is still buffered drains into nothing
+            finally:
+                os.close(devnull)
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._lost()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._lost()
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
 def main() -> None:
-    """Entry point of the ``spadework`` console command."""
-    try:
-        app()
-    except BrokenPipeError:  # `spadework validate ... | head`
-        sys.stderr.close()
-        os._exit(0)
+    """Entry point of the ``spadework`` console command.
+
+    A closed pipe on standard output (``| head``) does not change the exit status: the command runs
+    to its end with its output thrown away, and exits as it would have.
+    """
+    if sys.stdout is not None and not isinstance(sys.stdout, _ReaderGone):
+        sys.stdout = _ReaderGone(sys.stdout)  # type: ignore[assignment]
+    if sys.stderr is not None and not isinstance(sys.stderr, _ReaderGone):
+        sys.stderr = _ReaderGone(sys.stderr)  # type: ignore[assignment]  (`... 2>&1 | head`)
+    app()
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from typing import Any
 import polars as pl
 
 from spadework.analysis import metrics, sample
+from spadework.parsers.state import FRESH, NotChecked, derived_state, require_checked
 
 TABLE_COLUMNS = (
     "category", "metric", "title", "kind", "unit", "better",
@@ -38,7 +39,9 @@ def open_database(path: str | os.PathLike[str] = "data/sample/season.duckdb", fr
     directory (so a notebook running in ``notebooks/`` finds ``data/sample``).  With ``freeze``
     (default) the per-player-hand relation is computed once (:func:`spadework.analysis.metrics.freeze`; safe,
     the connection is read-only) so every metric afterwards is fast.  Raises ``FileNotFoundError``
-    naming the path when no such file exists.
+    naming the path when no such file exists, and :class:`spadework.parsers.state.NotChecked` (a
+    sentence naming ``spadework check``) when the database was loaded after its last check or
+    never checked; the sample season's database is rebuilt instead.
     """
     import duckdb
 
@@ -52,6 +55,15 @@ def open_database(path: str | os.PathLike[str] = "data/sample/season.duckdb", fr
     for c in candidates:
         if c.is_file():
             con = duckdb.connect(str(c), read_only=True)
+            if derived_state(con) != FRESH and sample.is_sample_db(c):
+                con.close()  # made by an older spadework, or interrupted: build it again
+                sample.build_sample_db(c, force=True)
+                con = duckdb.connect(str(c), read_only=True)
+            try:
+                require_checked(con, os.fspath(path) if c == candidates[0] else str(c))
+            except NotChecked:
+                con.close()
+                raise
             if freeze:
                 metrics.freeze(con)
             return con
@@ -195,7 +207,8 @@ def overview(
     if long.is_empty():
         return pl.DataFrame({"player": []}, schema={"player": pl.String})
     wide = long.pivot(on="metric", index="player", values="value")
-    counts = long.pivot(on="metric", index="player", values="n").rename({m: f"{m}_n" for m in names})
+    counts = long.pivot(on="metric", index="player", values="n")
+    counts = counts.rename({m: f"{m}_n" for m in names if m in counts.columns})  # a metric with no rows has no column
     out = wide.join(counts, on="player", how="left")
     cols = ["player"] + [c for m in names for c in (m, f"{m}_n") if c in out.columns]
     out = out.select(cols)

@@ -78,18 +78,14 @@ def score_sheet_record(rec: HandRecord, ruleset: Ruleset | None = None) -> HandR
     if rec.tricks is None:
         return rec
     rs = ruleset or get_ruleset(rec.rules)
-    if rs.renege_penalty_tricks > 0:
+    # the replay's count: it fills a gap trick with the seat's one unplayed card (RULES.md, "Gaps in
+    # the record"), so a sheet holds what the checker scores the hand on
+    rp = replay_hand(replace(rec, taken=None), rs)
+    taken = rp.taken
+    if rs.renege_penalty_tricks > 0 and rp.reneges:
         # the table moved tricks for each renege before writing them down
-        rp = replay_hand(rec, rs)
-        if rp.reneges:
-            bids = [b for b in rp.bids if b is not None]
-            taken_t = apply_renege_penalty(rp.taken, bids, rp.reneges, rs.renege_penalty_tricks)
-            return replace(rec, taken=tuple(taken_t))
-    taken = [0, 0, 0, 0]
-    deck = rs.deck
-    for t in rec.tricks:
-        if len(t.cards) == 4:
-            taken[t.leader.after(deck.winner_index(t.cards))] += 1
+        bids = [b for b in rp.bids if b is not None]
+        taken = apply_renege_penalty(taken, bids, rp.reneges, rs.renege_penalty_tricks)
     return replace(rec, taken=tuple(taken))
 
 

@@ -65,6 +65,7 @@ from spadework.analysis import stats
 from spadework.parsers.cards import JOKER_DECK, JOKERS, NYC_DECK, STANDARD_CARDS, STANDARD_DECK, Deck, rank_of
 from spadework.parsers.schema import ALL_TABLES
 from spadework.parsers.seats import SEATS
+from spadework.parsers.state import require_checked
 
 SITUATION_MARGIN = 100
 """Points of margin at the start of a hand that make a side ``behind`` (<= -100) or ``ahead`` (>= 100)."""
@@ -638,10 +639,15 @@ def _existing(con) -> dict[str, set[str]]:
 def prepare(con) -> None:
     """Create (or refresh) the temporary helper tables and views the metrics read.
 
-    Tables of TABLES.md missing from the database (say, the checker has not run yet) are stood in
-    for by empty temporary tables, so every metric runs and counts nothing where it has no data.
-    Safe to call again after more data is loaded; works on a read-only connection.
+    Every metric, frame and summary of this module calls it first.  It raises
+    :class:`spadework.parsers.state.NotChecked` (a sentence naming ``spadework check``) when the
+    derived tables are missing or older than the loaded tables (a load after the last check, a
+    check that did not finish): a metric never answers from stale findings or scores.
+    Tables of TABLES.md missing from an empty database are stood in for by empty temporary
+    tables.  Safe to call again after more data is loaded and checked; works on a read-only
+    connection.
     """
+    require_checked(con)
     existing = _existing(con)
     for name, ddl in ALL_TABLES.items():
         where = existing.get(name, set())

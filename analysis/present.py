@@ -16,6 +16,78 @@ def findings_by_code(con) -> list[tuple[str, int]]:
     return con.execute("SELECT code, count(*) AS n FROM violations GROUP BY code ORDER BY n DESC, code").fetchall()
 
 
+REASON_SQL = (
+    "regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(message, '^line [0-9]+: ', ''), "
+    "'''[^'']*''', '''…''', 'g'), '\"[^\"]*\"', '\"…\"', 'g'), '[^\\s''\"]+:[0-9]+', '…:N', 'g'), "
+    "'[0-9]+', 'N', 'g')"
+)
+"""SQL turning a ``load_errors``/``load_warnings`` message into its reason: the line prefix dropped,
+quoted values as ``'…'``, ``file:line`` as ``…:N``, every other number as ``N``
+(``hand 3 of game 'g1' is already loaded from a.jsonl:7`` -> ``hand N of game '…' is already loaded from …:N``)."""
+
+
+def grouped_rows(con, table: str, names: list[str] | None = None, examples: int = 2) -> list[dict[str, Any]]:
+    """The rows of ``load_errors`` or ``load_warnings`` grouped by reason (:data:`REASON_SQL`), for the files
+    ``names`` (all files when ``None``).
+
+    One dict per reason, in the order of their first row (by file, then line): ``reason``, ``count``
+    (rows), ``examples``: the first ``examples`` rows as ``(source_file, source_line, message)``.
+    """
+    if table not in ("load_errors", "load_warnings"):
+        raise ValueError(f"not a table of rejected records or warnings: {table!r}")
+    where = "WHERE list_contains(?, source_file)" if names is not None else ""
+    params: list[Any] = [names] if names is not None else []
+    rows = con.execute(
+        f"""
+        WITH r AS (
+            SELECT source_file, source_line, message, {REASON_SQL} AS reason,
+                   row_number() OVER (ORDER BY source_file, source_line NULLS FIRST, message) AS pos
+            FROM {table} {where}
+        ), g AS (
+            SELECT reason, count(*) AS n, min(pos) AS first FROM r GROUP BY reason
+        ), e AS (
+            SELECT reason, source_file, source_line, message, pos,
+                   row_number() OVER (PARTITION BY reason ORDER BY pos) AS k
+            FROM r QUALIFY k <= ?
+        )
+        SELECT g.reason, g.n, e.source_file, e.source_line, e.message
+        FROM g JOIN e USING (reason) ORDER BY g.first, e.pos
+        """,
+        params + [examples],
+    ).fetchall()
+    out: list[dict[str, Any]] = []
+    for reason, n, f, line, msg in rows:
+        if not out or out[-1]["reason"] != reason:
+            out.append({"reason": reason, "count": n, "examples": []})
+        out[-1]["examples"].append((f, line, msg))
+    return out
+
+
+def print_grouped_rows(con, console: Console, table: str, title: str, names: list[str], limit: int = 20) -> None:
+    """Print ``load_errors`` (or ``load_warnings``) rows of the files ``names`` grouped by reason, so one
+    corrupt file is not hidden behind a thousand alike notices: a reason met once is printed as
+    ``file:line: message``; a reason met more often as ``N x reason`` with its first two rows and how
+    many more there are.  At most ``limit`` reasons are printed; the rest are counted."""
+    groups = grouped_rows(con, table, names)
+    console.print(title)
+    for g in groups[:limit]:
+        if g["count"] == 1:
+            f, line, msg = g["examples"][0]
+            console.print(f"  {f}:{line}: {msg}", markup=False)
+            continue
+        console.print(f"  {g['count']:,} x {g['reason']}", markup=False)
+        for f, line, msg in g["examples"]:
+            console.print(f"      {f}:{line}: {msg}", markup=False)
+        if g["count"] > len(g["examples"]):
+            console.print(f"      ... and {g['count'] - len(g['examples']):,} more like these", markup=False)
+    if len(groups) > limit:
+        rest = groups[limit:]
+        console.print(
+            f"  ... and {sum(g['count'] for g in rest):,} more in {len(rest):,} other reason{'s' if len(rest) != 1 else ''}",
+            markup=False,
+        )
+
+
 def _game_line(game_id: str, rules: str | None, hands: int, ns: int | None, ew: int | None, winner: str | None) -> str:
     result = f"NS {ns} - EW {ew}"
     state = f"{winner} won" if winner else "unfinished"
@@ -73,7 +145,8 @@ def validation_json(con, summary) -> dict[str, Any]:
     """Everything ``validate`` prints, as one JSON-ready dict.
 
     Keys: ``files`` (source_file, format, hands, errors), ``load_errors``
-    (source_file, source_line, message), ``findings_by_code``, and ``games``: per
+    (source_file, source_line, message), ``load_errors_by_reason`` (:func:`grouped_rows`: reason,
+    count, the first examples), ``findings_by_code``, and ``games``: per
     game its totals and winner, ``findings`` (rows of ``violations``) and
     ``hand_scores`` (rows of ``hand_scores``, points and bags as recomputed).
     """
@@ -98,6 +171,11 @@ def validation_json(con, summary) -> dict[str, Any]:
             "ORDER BY source_file, source_line",
             [names],
         ),
+        "load_errors_by_reason": [
+            {"reason": g["reason"], "count": g["count"],
+             "examples": [{"source_file": f, "source_line": ln, "message": m} for f, ln, m in g["examples"]]}
+            for g in grouped_rows(con, "load_errors", names)
+        ],
         "findings_by_code": dict(findings_by_code(con)),
         "games": [g | by_game.get(g["game_id"], {"findings": [], "hand_scores": []}) for g in games],
     }

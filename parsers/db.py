@@ -3,11 +3,14 @@
 ``load_files`` streams every record of every file into the database: one ``hand_records`` row
 per hand (the stored layout of :mod:`spadework.parsers.schema`, which the loaded tables of
 TABLES.md - ``hands``, ``deals``, ``bids``, ``plays``, ``recorded_tricks``, ``recorded_scores`` -
-are views of) plus ``load_errors`` and ``load_warnings``.  Each file loads in one
-transaction; loading a file again first removes what it loaded before, and a hand
-whose ``(game_id, hand)`` is already in the database from another file replaces
-it, so nothing is ever duplicated.  A hand that appears twice in one file is a
-load error at its second appearance.
+are views of) plus ``load_errors`` and ``load_warnings``.  Files are written in
+batches, many small files per transaction, with the result of loading them one by
+one: loading a file again first removes what it loaded before; a hand whose
+``(game_id, hand)`` is already loaded from another file is a load error naming that
+file, so nothing is ever duplicated; a hand that appears twice in one file is a
+load error at its second appearance.  A file named twice is read once.  Every
+loading transaction records a new load generation (:mod:`spadework.parsers.state`),
+so readers of the derived tables know a check is due.
 
 ``iter_records`` turns the tables back into :class:`~spadework.parsers.model.HandRecord`
 objects, ordered by game and hand, streaming (the checker reads them this way).
@@ -45,6 +48,7 @@ from spadework.parsers.schema import (
     storage_layout,
 )
 from spadework.parsers.seats import SEATS, SIDES, Seat, Side
+from spadework.parsers.state import mark_loaded
 
 BATCH_HANDS = 5000
 """Hands buffered before a batch is written."""
@@ -240,41 +244,6 @@ def _rejected(rec: HandRecord, source: str, reason: str) -> LoadError:
     return LoadError(source, rec.source_line or 0, reason, raw)
 
 
-def _write_batch(con, pending: list[HandRecord], errors: list[LoadError], source: str, others: bool, result: FileResult, on_batch) -> None:
-    """Write a batch of records; a hand already loaded from another file is rejected, never replaced silently."""
-    taken: dict[tuple[str, int], tuple[str, int]] = {}
-    if others and pending:
-        keys = pa.table({"game_id": [r.game_id for r in pending], "hand": [r.hand for r in pending]})
-        con.register("_new_keys", keys)
-        rows = con.execute(
-            f"SELECT h.game_id, h.hand, h.source_file, h.source_line FROM {HAND_RECORDS} h "
-            "JOIN _new_keys k USING (game_id, hand) WHERE h.source_file <> ?",
-            [source],
-        ).fetchall()
-        con.unregister("_new_keys")
-        taken = {(g, h): (f, ln) for g, h, f, ln in rows}
-    batch = _Batch()
-    for rec in pending:
-        clash = taken.get((rec.game_id, rec.hand))
-        if clash is not None:
-            errors.append(
-                _rejected(
-                    rec,
-                    source,
-                    f"hand {rec.hand} of game {rec.game_id!r} is already loaded from {clash[0]}:{clash[1]}; not loaded "
-                    f"again (load that file again to replace it, or give this game another id)",
-                )
-            )
-            result.errors += 1
-            continue
-        _add_record(batch, rec, source)
-        result.hands += 1
-        result.warnings += len(rec.warnings)
-    _flush(con, batch, errors)
-    if on_batch:
-        on_batch(len(batch), len(errors))
-
-
 def _table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
     return [r[0] for r in con.execute(f"SELECT * FROM {table} LIMIT 0").description]
 
@@ -300,10 +269,167 @@ def _flush(con: duckdb.DuckDBPyConnection, batch: _Batch, errors: list[LoadError
         con.unregister("_errors")
 
 
+def _forget_files(con: duckdb.DuckDBPyConnection, sources: list[str]) -> None:
+    """Remove everything previous loads of ``sources`` wrote (one statement per table for them all)."""
+    if not sources:
+        return
+    con.register("_forget_sources", pa.table({"source_file": sources}))
+    try:
+        where = "source_file IN (SELECT source_file FROM _forget_sources)"
+        if not con.execute(
+            f"SELECT (SELECT count(*) FROM (SELECT 1 FROM {HAND_RECORDS} WHERE {where} LIMIT 1)) + "
+            f"(SELECT count(*) FROM (SELECT 1 FROM load_errors WHERE {where} LIMIT 1)) + "
+            f"(SELECT count(*) FROM (SELECT 1 FROM load_warnings WHERE {where} LIMIT 1))"
+        ).fetchall()[0][0]:
+            return  # nothing of these files is loaded (the usual case for new files)
+        for table in (HAND_RECORDS, "load_warnings", "load_errors"):
+            con.execute(f"DELETE FROM {table} WHERE {where}").fetchall()
+    finally:
+        con.unregister("_forget_sources")
+
+
 def _forget_file(con: duckdb.DuckDBPyConnection, source: str) -> None:
     """Remove everything a previous load of ``source`` wrote."""
-    for table in (HAND_RECORDS, "load_warnings", "load_errors"):
-        con.execute(f"DELETE FROM {table} WHERE source_file = ?", [source])
+    _forget_files(con, [source])
+
+
+class _Loader:
+    """Writes the records of one or more files, many files per transaction and per batch.
+
+    Each file is read as one stream (:meth:`add_file`); its records are buffered with those of
+    the files before it and written every :data:`BATCH_HANDS` hands, so a thousand one-hand files
+    cost about what one thousand-hand file does.  What each file's records become is exactly what
+    loading the files one at a time, in order, would give:
+
+    - the rows an earlier load of a file wrote are removed before its new rows are written;
+    - a second record of a ``(game_id, hand)`` in one file is a load error ("appears twice in this
+      file");
+    - a record whose ``(game_id, hand)`` is loaded from another file (loaded before, or earlier in
+      this load) is a load error naming that file and line; the hands of a file that is being
+      loaded again no longer count from the moment its turn comes.
+
+    Every transaction calls :func:`spadework.parsers.state.mark_loaded`.  On an exception the open
+    transaction is rolled back (the files written in it are left as they were before) and the
+    exception propagates.
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, on_batch: Callable[[int, int], None] | None = None) -> None:
+        self.con = con
+        self.on_batch = on_batch
+        self.in_transaction = False
+        self.written = 0  # hands written (or buffered) since the transaction began
+        self.order: dict[str, int] = {}  # file -> its turn in this load
+        self.pending: list[tuple[HandRecord, str, FileResult]] = []
+        self.errors: list[LoadError] = []
+        self.to_forget: list[str] = []  # files whose turn came since the last write
+
+    def _begin(self) -> None:
+        if not self.in_transaction:
+            self.con.execute("BEGIN TRANSACTION")
+            self.in_transaction = True
+            mark_loaded(self.con)
+
+    def add_file(self, items: Iterable[HandRecord | LoadError], source: str, fmt: str | None) -> FileResult:
+        """Buffer (and write, batch by batch) one file's stream of records and load errors."""
+        self._begin()
+        result = FileResult(source, fmt)
+        self.order[source] = len(self.order)
+        self.to_forget.append(source)
+        seen: dict[tuple[str, int], int | None] = {}
+        for item in items:
+            if isinstance(item, LoadError):
+                self.errors.append(item)
+                result.errors += 1
+            else:
+                key = (item.game_id, item.hand)
+                if key in seen:
+                    first = seen[key]
+                    where = f" (first at line {first})" if first is not None else ""
+                    self.errors.append(_rejected(item, source, f"hand {item.hand} of game {item.game_id!r} appears twice in this file{where}"))
+                    result.errors += 1
+                    continue
+                problem = out_of_range(item)
+                if problem:
+                    self.errors.append(_rejected(item, source, problem))
+                    result.errors += 1
+                    continue
+                seen[key] = item.source_line
+                self.pending.append((item, source, result))
+                self.written += 1
+            if len(self.pending) >= BATCH_HANDS or len(self.errors) >= BATCH_HANDS:
+                self.write()
+        return result
+
+    def _loaded_elsewhere(self) -> dict[tuple[str, int], list[tuple[str, int]]]:
+        """Where the database holds the keys of the buffered records (before this batch's files are forgotten)."""
+        keys = pa.table({"game_id": [r.game_id for r, _, _ in self.pending], "hand": [r.hand for r, _, _ in self.pending]})
+        self.con.register("_new_keys", keys)
+        try:
+            rows = self.con.execute(
+                f"SELECT h.game_id, h.hand, h.source_file, h.source_line FROM {HAND_RECORDS} h "
+                "WHERE (h.game_id, h.hand) IN (SELECT game_id, hand FROM _new_keys)"
+            ).fetchall()
+        finally:
+            self.con.unregister("_new_keys")
+        out: dict[tuple[str, int], list[tuple[str, int]]] = {}
+        for g, h, f, ln in rows:
+            out.setdefault((g, h), []).append((f, ln))
+        return out
+
+    def write(self) -> None:
+        """Write what is buffered: forget the files whose turn came, reject clashes, insert the rest."""
+        if not (self.pending or self.errors or self.to_forget):
+            return
+        self._begin()
+        forgetting = set(self.to_forget)
+        elsewhere = self._loaded_elsewhere() if self.pending else {}
+        batch = _Batch()
+        here: dict[tuple[str, int], tuple[str, int | None]] = {}
+        for rec, source, result in self.pending:
+            key = (rec.game_id, rec.hand)
+            clash = None
+            for other, line in elsewhere.get(key, ()):
+                # the file's own old rows, and those of a file reloaded before its turn, are gone by then
+                if other == source or (other in forgetting and self.order[other] < self.order[source]):
+                    continue
+                clash = (other, line)
+                break
+            if clash is None:
+                clash = here.get(key)
+            if clash is not None:
+                self.errors.append(
+                    _rejected(
+                        rec,
+                        source,
+                        f"hand {rec.hand} of game {rec.game_id!r} is already loaded from {clash[0]}:{clash[1]}; not loaded "
+                        f"again (load that file again to replace it, or give this game another id)",
+                    )
+                )
+                result.errors += 1
+                continue
+            here[key] = (source, rec.source_line)
+            _add_record(batch, rec, source)
+            result.hands += 1
+            result.warnings += len(rec.warnings)
+        _forget_files(self.con, self.to_forget)
+        _flush(self.con, batch, self.errors)
+        if self.on_batch:
+            self.on_batch(len(batch), len(self.errors))
+        self.pending, self.errors, self.to_forget = [], [], []
+
+    def commit(self) -> None:
+        """Write what is buffered and commit the transaction."""
+        self.write()
+        if self.in_transaction:
+            self.con.execute("COMMIT")
+            self.in_transaction = False
+            self.written = 0
+
+    def rollback(self) -> None:
+        if self.in_transaction:
+            self.con.execute("ROLLBACK")
+            self.in_transaction = False
+        self.pending, self.errors, self.to_forget = [], [], []
 
 
 def load_items(
@@ -316,45 +442,17 @@ def load_items(
     """Write one file's stream of records and load errors in one transaction.
 
     Previous rows of ``source`` are removed first.  A second record with the same
-    ``(game_id, hand)`` in the stream becomes a :class:`LoadError`.
-    ``on_batch(hands, errors)`` is called after each batch (for progress bars).
-    Returns the counts.  On an exception the transaction is rolled back and the
+    ``(game_id, hand)`` in the stream becomes a :class:`LoadError`, as does a record whose hand is
+    already loaded from another file.  ``on_batch(hands, errors)`` is called after each batch (for
+    progress bars).  Returns the counts.  On an exception the transaction is rolled back and the
     exception propagates: a half-loaded file never stays in the database.
     """
-    result = FileResult(source, fmt)
-    seen: dict[tuple[str, int], int | None] = {}
-    con.execute("BEGIN TRANSACTION")
+    loader = _Loader(con, on_batch)
     try:
-        _forget_file(con, source)
-        others = con.execute(f"SELECT count(*) FROM {HAND_RECORDS} WHERE source_file <> ?", [source]).fetchall()[0][0] > 0
-        pending: list[HandRecord] = []
-        errors: list[LoadError] = []
-        for item in items:
-            if isinstance(item, LoadError):
-                errors.append(item)
-                result.errors += 1
-            else:
-                key = (item.game_id, item.hand)
-                if key in seen:
-                    first = seen[key]
-                    where = f" (first at line {first})" if first is not None else ""
-                    errors.append(_rejected(item, source, f"hand {item.hand} of game {item.game_id!r} appears twice in this file{where}"))
-                    result.errors += 1
-                    continue
-                problem = out_of_range(item)
-                if problem:
-                    errors.append(_rejected(item, source, problem))
-                    result.errors += 1
-                    continue
-                seen[key] = item.source_line
-                pending.append(item)
-            if len(pending) >= BATCH_HANDS or len(errors) >= BATCH_HANDS:
-                _write_batch(con, pending, errors, source, others, result, on_batch)
-                pending, errors = [], []
-        _write_batch(con, pending, errors, source, others, result, on_batch)
-        con.execute("COMMIT")
+        result = loader.add_file(items, source, fmt)
+        loader.commit()
     except BaseException:
-        con.execute("ROLLBACK")
+        loader.rollback()
         raise
     return result
 
@@ -368,10 +466,15 @@ def load_files(
     """Load files and folders (recursively) into the database.
 
     Files are matched to a format by extension, then content (see
-    :mod:`spadework.parsers.formats`); inside folders, files that are in no known format
-    are skipped and listed in ``LoadSummary.skipped``, while a file named
-    explicitly that cannot be read or identified gets a ``load_errors`` row
-    (line 0).  An empty file gets a ``load_errors`` row too ("no hands").
+    :mod:`spadework.parsers.formats`); inside folders, files that are in no known format are
+    skipped and listed in ``LoadSummary.skipped``, while a file named explicitly that cannot be
+    read or identified gets a ``load_errors`` row (line 0).  An empty file gets a ``load_errors``
+    row too ("no hands").  A file named twice (see :func:`spadework.parsers.io.walk`) is loaded once.
+
+    Files are written together, many per transaction (a transaction closes at the first file
+    boundary after :data:`BATCH_HANDS` hands), with the results of loading them one by one (see
+    :class:`_Loader`).  On an exception the files of the open transaction are left as they were
+    and the exception propagates; files committed before stay loaded.
     ``progress`` shows a rich progress bar on standard error.
     Raises ``FileNotFoundError`` for a path that does not exist.
     """
@@ -379,13 +482,19 @@ def load_files(
     paths = list(paths)
     files = list(walk(paths))
     bar = _Progress(len(files)) if progress else None
+    loader = _Loader(con, bar.on_batch if bar else None)
     try:
         for path, source, file_fmt in log_files(paths, files, fmt, summary, bar):
             items = _with_empty_check(formats.load(path, fmt=file_fmt, source=source), source)
-            on_batch = bar.on_batch if bar else None
-            summary.files.append(load_items(con, items, source, file_fmt, on_batch))
+            summary.files.append(loader.add_file(items, source, file_fmt))
+            if loader.written >= BATCH_HANDS:
+                loader.commit()
             if bar:
                 bar.advance_file(source)
+        loader.commit()
+    except BaseException:
+        loader.rollback()
+        raise
     finally:
         if bar:
             bar.close()

@@ -120,4 +120,5 @@ def load(path: str | os.PathLike[str], fmt: str | None = None, source: str | Non
         yield from mod.load(path, source=src)
     except (OSError, EOFError) as exc:  # unreadable or truncated (.gz) file: keep what was read
         reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
-        yield LoadError(src, 0, f"cannot read the rest of the file: {reason}", "")
+        # io.TruncatedFile knows the line where reading stopped; other errors are the file's (line 0)
+        yield LoadError(src, getattr(exc, "next_line", 0), f"cannot read the rest of the file: {reason}", "")

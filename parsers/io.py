@@ -2,27 +2,130 @@
 
 Reading is streaming: memory holds one line (or one block) at a time, never the file.
 Invalid UTF-8 is reported for the record that holds it, not for the whole file.
+
+Text saved as UTF-16 or UTF-32 with a byte-order mark (what Windows tools write) is read too:
+:func:`open_binary` hands every reader the same text as UTF-8 bytes, line for line, so every
+format, the format sniffing and the fast loader read such a file as they read UTF-8.  A gzip
+stream that is cut off or corrupt stops the reading with :class:`TruncatedFile`, which names
+the last whole line read (the records before it are kept by the loader).
 """
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import io
 import os
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
 GZIP_MAGIC = b"\x1f\x8b"
 
+BOMS: tuple[tuple[bytes, str], ...] = (
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+"""Byte-order marks of the wide encodings read (UTF-32 first: its little-endian mark starts like UTF-16's)."""
+
+
+def _mark_bad_units(exc: UnicodeError) -> tuple[str, int]:
+    """Decoding error handler: each byte that is not text becomes a lone surrogate, so the line
+    holding it fails :func:`decode` (a record error) instead of stopping the whole file."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    return "".join(chr(0xDC00 + b) for b in exc.object[exc.start : exc.end]), exc.end
+
+
+codecs.register_error("spadework-mark", _mark_bad_units)
+
+
+class _Recoded(io.RawIOBase):
+    """A UTF-16/UTF-32 byte stream (its byte-order mark already consumed) read as UTF-8 bytes."""
+
+    def __init__(self, raw: BinaryIO, encoding: str) -> None:
+        self._raw = raw
+        self._decoder = codecs.getincrementaldecoder(encoding)(errors="spadework-mark")
+        self._out = b""
+        self._eof = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        while not self._out and not self._eof:
+            chunk = self._raw.read(65536)
+            if not chunk:
+                self._eof = True
+            text = self._decoder.decode(chunk, final=not chunk)
+            self._out = text.encode("utf-8", "surrogatepass")
+        n = min(len(buffer), len(self._out))
+        buffer[:n] = self._out[:n]
+        self._out = self._out[n:]
+        return n
+
+    def close(self) -> None:
+        if not self.closed:
+            self._raw.close()
+        super().close()
+
+
+class _Gzip(gzip.GzipFile):
+    """A gzip reader whose corrupt data raises ``gzip.BadGzipFile`` (an ``OSError``, as a cut-off or
+    unreadable file does) instead of ``zlib.error``, which callers would not expect."""
+
+    def _guard(self, method, *args):
+        try:
+            return method(*args)
+        except zlib.error as exc:
+            raise gzip.BadGzipFile(f"corrupt gzip data: {exc}") from exc
+
+    def read(self, size=-1):
+        return self._guard(super().read, size)
+
+    def read1(self, size=-1):
+        return self._guard(super().read1, size)
+
+    def peek(self, n):
+        return self._guard(super().peek, n)
+
+    def readline(self, size=-1):
+        return self._guard(super().readline, size)
+
 
 def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
-    """Open a file for reading bytes, un-gzipping it when it is gzip (by content, not name)."""
+    """Open a file for reading bytes, un-gzipping it when it is gzip (by content, not name).
+
+    Text with a UTF-16 or UTF-32 byte-order mark (after un-gzipping) comes out as UTF-8 bytes
+    without the mark; anything else comes out as stored.
+    """
     f = open(path, "rb")
-    head = f.peek(2)[:2] if hasattr(f, "peek") else b""
-    if head == GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=f, mode="rb")  # type: ignore[return-value]
-    return f
+    stream: BinaryIO = f
+    if f.peek(2)[:2] == GZIP_MAGIC:
+        stream = _Gzip(fileobj=f, mode="rb")  # type: ignore[assignment]
+    try:
+        head = stream.peek(4)[:4]  # type: ignore[attr-defined]
+    except (OSError, EOFError, zlib.error):  # a broken gzip: the reader meets the error itself
+        return stream
+    for bom, encoding in BOMS:
+        if head.startswith(bom):
+            stream.read(len(bom))
+            return io.BufferedReader(_Recoded(stream, encoding), 65536)  # type: ignore[return-value]
+    return stream
+
+
+class TruncatedFile(EOFError):
+    """A compressed file that stops part way (cut off, or corrupt): ``line`` is the last whole line
+    read (0: none), ``next_line`` the line where reading stopped."""
+
+    def __init__(self, line: int, reason: str) -> None:
+        self.line = line
+        self.next_line = line + 1
+        where = f"after line {line:,}" if line else "before its first line"
+        super().__init__(f"the file is cut off or damaged {where} ({reason}); the records before it are read")
 
 
 def head_bytes(path: str | os.PathLike[str], size: int = 4096) -> bytes:
@@ -40,9 +143,22 @@ def strip_gz(name: str) -> str:
 
 
 def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, bytes]]:
-    """Yield ``(line_number, raw_bytes)`` for each line, numbered from 1, line ending removed."""
+    """Yield ``(line_number, raw_bytes)`` for each line, numbered from 1, line ending removed.
+
+    Raises :class:`TruncatedFile` (an ``EOFError``) when a gzip stream is cut off or corrupt,
+    after yielding every whole line before the damage.
+    """
+    n = 0
     with open_binary(path) as f:
-        for n, line in enumerate(f, 1):
+        lines = iter(f)
+        while True:
+            try:
+                line = next(lines)
+            except StopIteration:
+                return
+            except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+                raise TruncatedFile(n, str(exc) or type(exc).__name__) from exc
+            n += 1
             yield n, line.rstrip(b"\r\n")
 
 
@@ -63,6 +179,10 @@ def decode(raw: bytes) -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
+        lead, follow = raw[exc.start : exc.start + 1], raw[exc.start + 1 : exc.start + 2]
+        if lead == b"\xed" and follow and 0xA0 <= follow[0] <= 0xBF:
+            # a lone surrogate: bytes of a UTF-16/UTF-32 file that are no character (see open_binary)
+            raise ValueError("invalid text in this line (a lone surrogate: no character in UTF-8, UTF-16 or UTF-32)") from None
         raise ValueError(f"invalid UTF-8 at byte {exc.start + 1}") from None
     return text[1:] if text.startswith("\ufeff") else text
 
@@ -81,20 +201,44 @@ def display_name(path: str | os.PathLike[str]) -> str:
     return full if rel.startswith("..") else rel
 
 
-def walk(paths: list[str | os.PathLike[str]]) -> Iterator[Path]:
-    """Every file under the given files and folders, folders recursively, in sorted order.
+def file_identity(path: str | os.PathLike[str]) -> tuple[int, int] | str:
+    """What makes two paths one file: device and inode (so a symbolic link, ``a/../b`` and ``./b``
+    are the file they lead to), or the real path where the system gives no inode."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return os.path.realpath(path)
+    if st.st_ino:
+        return (st.st_dev, st.st_ino)
+    return os.path.realpath(path)
 
+
+def walk(paths: list[str | os.PathLike[str]]) -> Iterator[Path]:
+    """Every file under the given files and folders, folders recursively, in sorted order, each once.
+
+    A file named twice (twice on the command line, in a folder given and by itself, or under two
+    spellings or through a link) comes out once, where it is first met.
     Hidden files and folders (starting with ``.``) inside a folder are skipped.
     Raises ``FileNotFoundError`` for a path that does not exist.
     """
+    seen: set[tuple[int, int] | str] = set()
+
+    def first_time(path: Path) -> bool:
+        key = file_identity(path)
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
     for p in paths:
         path = Path(p)
         if path.is_dir():
             for sub in sorted(path.rglob("*")):
                 rel = sub.relative_to(path)
-                if sub.is_file() and not any(part.startswith(".") for part in rel.parts):
+                if sub.is_file() and not any(part.startswith(".") for part in rel.parts) and first_time(sub):
                     yield sub
         elif path.exists():
-            yield path
+            if first_time(path):
+                yield path
         else:
             raise FileNotFoundError(f"{p}: no such file or folder")

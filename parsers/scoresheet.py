@@ -42,6 +42,15 @@ keep a mid-game start and the result), and only one bid
 per seat (the first, and not the order the bids were made in); taken is written only
 where recorded (it is not worked out from the play).  Text cells lose their surrounding
 spaces on reading, and :func:`dump` writes a line break inside a name as a space.
+
+Spreadsheet safety: a cell that a spreadsheet would run as a formula (it starts with ``=``,
+``+``, ``-``, ``@``, a tab or a carriage return and is not a number) is written with a leading
+``'``, which spreadsheets show as text.  On reading, that one ``'`` is taken off again, so names
+such as ``=HYPERLINK(...)`` or ``-x-`` survive a round trip exactly.  To keep that exact for a
+name that really starts with ``'``, the rule counts the quotes: a cell that is quotes followed by
+such a character gets one more quote on writing (``'=x`` is written ``''=x``) and loses one on
+reading; a cell starting with a quote followed by anything else (``'bob``) is written and read
+as it is.  See :func:`protect_cell` and :func:`unprotect_cell`.
 """
 
 from __future__ import annotations
@@ -49,6 +58,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import IO, Any
@@ -88,6 +98,31 @@ _SCORE_FIELDS = ("points", "total", "bags")
 
 class _RowError(RecordError):
     pass
+
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""First characters that make a spreadsheet read a cell as a formula (OWASP's CSV injection list)."""
+
+_QUOTED_FORMULA = re.compile("'*[=+\\-@\t\r]")
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+def protect_cell(text: str) -> str:
+    """``text`` as a CSV cell a spreadsheet will not run: ``'`` in front of a cell that starts (after any
+    quotes) with ``=``, ``+``, ``-``, ``@``, tab or CR and is not a number (``-70`` stays as it is).
+    :func:`unprotect_cell` undoes it exactly."""
+    if _QUOTED_FORMULA.match(text) and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
+def unprotect_cell(text: str) -> str:
+    """A cell as written by :func:`protect_cell` back to its text: one leading ``'`` is dropped when what
+    follows is quotes and then ``=``, ``+``, ``-``, ``@``, tab or CR (``'=SUM(A1)`` -> ``=SUM(A1)``,
+    ``''=x`` -> ``'=x``); any other cell is returned as it is (``'bob`` stays ``'bob``)."""
+    if text.startswith("'") and _QUOTED_FORMULA.match(text, 1):
+        return text[1:]
+    return text
 
 
 def _whole(text: str, column: str) -> int:
@@ -255,7 +290,7 @@ def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator
                 raise _RowError(f"the row has {len(cells)} cells; the header has {len(columns)}")
             if len(cells) > len(columns) and any(c.strip() for c in cells[len(columns):]):
                 raise _RowError(f"the row has {len(cells)} cells, some beyond the header's {len(columns)} columns")
-            row = {c: v for c, v in zip(columns, cells) if c}
+            row = {c: unprotect_cell(v) for c, v in zip(columns, cells) if c}
             yield record_from_row(row, source, n)
         except ValueError as exc:  # _RowError, RecordError, a cell csv cannot read
             yield LoadError(source, n, f"line {n}: {exc}", raw_text(raw))
@@ -324,7 +359,8 @@ def row_from_record(rec: HandRecord) -> dict[str, str]:
 
 def dump(records: Iterable[HandRecord], fp: IO[str], columns: Sequence[str] = DEFAULT_COLUMNS) -> int:
     """Write records as a score sheet to a text stream (``\\n`` line ends), streaming; returns how
-    many rows were written.  ``columns`` (default :data:`DEFAULT_COLUMNS`) must include every
+    many rows were written.  Every cell goes through :func:`protect_cell` (no cell is a live
+    spreadsheet formula).  ``columns`` (default :data:`DEFAULT_COLUMNS`) must include every
     required column; raises ``ValueError`` otherwise.
     """
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
@@ -338,7 +374,7 @@ def dump(records: Iterable[HandRecord], fp: IO[str], columns: Sequence[str] = DE
     n = 0
     for rec in records:
         row = row_from_record(rec)
-        writer.writerow([row[c] for c in columns])
+        writer.writerow([protect_cell(row[c]) for c in columns])
         n += 1
     return n
 
@@ -369,7 +405,9 @@ __all__ = [
     "iter_scoresheet",
     "load",
     "loads",
+    "protect_cell",
     "record_from_row",
     "row_from_record",
     "sniff",
+    "unprotect_cell",
 ]

@@ -40,6 +40,12 @@ from spadework.parsers.seats import SEATS, SIDES, Seat
 from test_properties_checker import PLAY_FAULTS, RECORD_FAULTS, Impossible, simulate_game, simulate_hand
 
 LOADED = ("hands", "deals", "bids", "plays", "recorded_tricks", "recorded_scores", "load_errors", "load_warnings")
+
+
+@pytest.fixture(autouse=True)
+def _small_files_take_the_fast_path_too(monkeypatch):
+    """The fixtures here are small; in use, files under FAST_MIN_BYTES go through the Python loader."""
+    monkeypatch.setattr(fast_load, "FAST_MIN_BYTES", 0)
 DERIVED = ("tricks", "violations", "hand_scores", "games")
 
 

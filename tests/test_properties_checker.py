@@ -411,14 +411,18 @@ def test_one_injected_fault_is_found_at_its_place_and_nothing_else(seed, rs, fau
     assert f.game_id == "g1"
 
 
-GAME_FAULTS = ("points", "total_carried", "dealer", "winner", "after_end")
+GAME_FAULTS = (
+    "points", "total_carried", "total_once", "bags_once", "bags_carried", "hand_missing", "dealer", "winner", "after_end"
+)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(seed=st.integers(0, 2**32 - 1), rs=rules_st, fault=st.sampled_from(GAME_FAULTS))
 def test_one_injected_game_fault_is_found_at_its_place_and_nothing_else(seed, rs, fault):
-    """Game-level faults: one wrong recorded score (a slip carried forward on later hands gives one
-    finding too), a dealer out of rotation, a wrong recorded winner, a hand after the end."""
+    """Game-level faults: one wrong recorded score (a slip carried forward on later hands, or one the
+    log goes back from, gives one finding: RULES.md section 5), a hand missing inside the game (one
+    HAND_MISSING, no knock-on finding), a dealer out of rotation, a wrong recorded winner, a hand after
+    the end."""
     rng = random.Random(seed)
     n = rng.randint(2, 12)
     wrong_at = rng.randint(2, n) if fault == "dealer" else None
@@ -440,6 +444,37 @@ def test_one_injected_game_fault_is_found_at_its_place_and_nothing_else(seed, rs
         expected = [(F.SCORE_MISMATCH, records[k].hand, side, "points" if fault == "points" else "total")]
         got = [(f.code, f.hand, f.side, f.field) for f in check_game(records).findings]
         assert got == expected  # the recomputed totals never take a recorded value: one finding
+        return
+    if fault in ("total_once", "bags_once", "bags_carried"):
+        k = rng.randrange(len(records))
+        side = rng.choice(SIDES)
+        old = records[k].score[side]
+        if fault == "total_once":
+            new = SideScore(old.points, old.total + rng.choice((-100, -1, 1, 10)), old.bags)
+        else:
+            d = rng.choice((-1, 1, 2)) if old.bags > 0 else rng.choice((1, 2))
+            new = SideScore(old.points, old.total, old.bags + d)
+        sc = list(records[k].score)
+        sc[side] = new
+        records[k] = replace(records[k], score=tuple(sc))
+        if fault == "bags_carried":
+            # the log goes on from its own bag count: later hands scored by the rules from it
+            log = ScoreChain(rs, [r.total for r in records[k].score], [r.bags for r in records[k].score])
+            for i in range(k + 1, len(records)):
+                rec = records[i]
+                res = log.add(rec.bids, rec.taken)
+                records[i] = replace(rec, score=tuple(SideScore(r.points, r.total, r.bags) for r in res))
+        got = [(f.code, f.hand, f.side, f.field) for f in check_game(records).findings]
+        assert got == [(F.SCORE_MISMATCH, records[k].hand, side, "total" if fault == "total_once" else "bags")]
+        return
+    if fault == "hand_missing":
+        assume(len(records) >= 3)
+        k = rng.randrange(1, len(records) - 1)
+        after = records[k + 1].hand
+        del records[k]
+        gc = check_game(records)
+        assert [f.place for f in gc.findings] == [(F.HAND_MISSING, after, None, None, None)]
+        assert gc.winner == chain.winner and gc.totals == tuple(int(t) for t in chain.result_totals())
         return
     if fault == "dealer":
         assume(len(records) >= wrong_at)

@@ -373,11 +373,11 @@ def test_a_trick_with_fewer_than_four_cards():
     tricks = list(rec.tricks)
     tricks[5] = Trick(tricks[5].leader, tricks[5].cards[:3])
     bad = replace(rec, tricks=tuple(tricks), deal=None)
-    fs = found(bad)
-    codes = [f.code for f in fs]
-    assert F.HAND_INCOMPLETE in codes and "trick 6 has fewer than 4 cards" in fs[-1].message
+    # a gap before the last recorded trick: one finding naming the trick and the seat (test_record_gaps)
+    [f] = found(bad)
+    assert f.place == (F.HAND_INCOMPLETE, 1, 6, N, None)
     rp = replay_hand(bad, STANDARD)
-    assert rp.tricks[5].winner is None and sum(rp.taken) == 12
+    assert rp.tricks[5].winner is None and sum(rp.taken) == 12 and not rp.score_known
 
 
 def test_a_trick_with_no_cards_keeps_the_numbering():
@@ -388,8 +388,17 @@ def test_a_trick_with_no_cards_keeps_the_numbering():
     rp = replay_hand(bad, STANDARD)
     assert [t.number for t in rp.tricks] == list(range(1, 14))
     assert rp.tricks[3].cards == () and rp.tricks[3].winner is None
-    assert [f.code for f in rp.findings] == [F.HAND_INCOMPLETE]
-    assert "trick 4 has fewer than 4 cards" in rp.findings[0].message
+    leader = rec.tricks[3].leader
+    assert [f.place for f in rp.findings] == [(F.HAND_INCOMPLETE, 1, 4, leader, None)]
+    assert rp.findings[0].message.startswith(f"hand 1, trick 4: {_names_from(leader)} have no card recorded")
+    # with the deal, each seat's one card never played is taken as its play there
+    rp = replay_hand(replace(bad, deal=rec.deal), STANDARD)
+    assert rp.tricks[3].cards == rec.tricks[3].cards and rp.complete
+
+
+def _names_from(leader):
+    names = [str(s) for s in leader.clockwise()]
+    return ", ".join(names[:3]) + " and " + names[3]
 
 
 def test_no_card_play_and_no_taken_record():
@@ -556,6 +565,10 @@ def test_side_bid_limits():
     assert f.place == (F.BID_INVALID, 1, None, None, None) and f.side.name == "NS"
     assert f.message == "hand 1: NS bid 3 together; the minimum side bid is 4"
     assert bid_findings([Bid(N, 0, nil=True), Bid(E, 2), Bid(S, 2), Bid(W, 2)], rules=r) == []  # a nil side is exempt
+    # RULES.md section 5: "a side with a nil bidder is exempt", blind nil included, whatever the partner bids
+    r_any = get_ruleset({"min_side_bid": 4, "blind_nil": "always"})
+    assert bid_findings([Bid(N, 1), Bid(E, 2), Bid(S, 0, nil=True, blind=True), Bid(W, 2)], rules=r_any) == []
+    assert bid_findings([Bid(N, 0, nil=True), Bid(E, 0, nil=True), Bid(S, 0, nil=True), Bid(W, 0, nil=True)], rules=r) == []
     os_rules = get_ruleset("openspiel")
     [f] = bid_findings([Bid(N, 7), Bid(E, 2), Bid(S, 7), Bid(W, 2)], rules=os_rules)
     assert f.code == F.BID_INVALID and "partners may bid at most 13" in f.message
@@ -579,3 +592,48 @@ def test_raise_policy_stops_at_the_first_finding():
     assert replay_hand(rec, STANDARD, policy="collect").findings[0].code == F.RENEGE
     with pytest.raises(ValueError):
         replay_hand(rec, STANDARD, policy="ignore")
+
+
+# --- CARD_NOT_HELD is the whole finding for that card (RULES.md section 7; issue 11 item 3) ---------
+
+
+def test_no_renege_rests_on_a_card_played_twice_without_a_deal():
+    # E plays 3D in trick 1 and again in trick 3; without a deal E is taken to hold what it played, so
+    # its "3D" in trick 2 (a diamond lead E did not follow) is the not-held card: CARD_NOT_HELD alone
+    script = ["5D", "3D", "AD", "2D", "KD", "6D", "4D", "4C", "QD", "7D", "TC", "3D"]
+    rec = record(script, keep_deal=False)
+    assert [f.place for f in found(rec)] == [(F.CARD_NOT_HELD, 1, 3, E, "3D")]
+    assert [f.place for f in found(record(script))] == [(F.CARD_NOT_HELD, 1, 3, E, "3D")]
+
+
+def test_no_renege_rests_on_a_card_another_seat_played():
+    # W plays E's 3D in trick 1 (not held); E, whose only diamond that was, does not follow in trick 2
+    rec = record(["5H", "4H", "7H", "3D", "QD", "2D", "4D", "6C"])
+    assert [f.place for f in found(rec)] == [(F.CARD_NOT_HELD, 1, 1, W, "3D")]
+
+
+def test_no_lead_finding_on_a_card_not_held():
+    # W leads N's AS to trick 2, out of turn (S won trick 1) and before spades are broken
+    rec = record(["5D", "3D", "AD", "2D", (W, "AS")])
+    [f] = found(rec)
+    assert f.place == (F.CARD_NOT_HELD, 1, 2, W, "AS")
+    # the same lead by the right seat, S, of a spade S does not hold
+    rec = record(["5D", "3D", "AD", "2D", "AS"])
+    assert [f.place for f in found(rec)] == [(F.CARD_NOT_HELD, 1, 2, S, "AS")]
+
+
+def test_a_two_of_clubs_holder_leading_a_spade_is_lead_not_two_of_clubs_alone():
+    r = get_ruleset({"first_lead": "two_of_clubs"})
+    [f] = found(record(["QS"], rules=r), r)
+    assert f.place == (F.LEAD_NOT_TWO_OF_CLUBS, 1, 1, S, "QS")
+    assert f.message == "hand 1, trick 1: S led QS to the first trick, but the holder of the 2C must lead it"
+    # a spade lead to trick 1 by a leader without the 2C is still SPADE_LED_FIRST_TRICK
+    [f] = found(record(["4S"]))
+    assert f.place == (F.SPADE_LED_FIRST_TRICK, 1, 1, N, "4S")
+
+
+def test_no_renege_against_the_lead_of_a_card_not_held():
+    # W "leads" N's AS to trick 2 (S won trick 1, so W is out of turn too): the log is wrong at that
+    # lead, so nobody is flagged for not following spades to it; W's CARD_NOT_HELD is the whole finding
+    rec = record(["5D", "3D", "AD", "2D", (W, "AS"), "5H", "4C", "7H"])
+    assert [f.place for f in found(rec)] == [(F.CARD_NOT_HELD, 1, 2, W, "AS")]

@@ -211,6 +211,12 @@ PENALTY_CASES = [
     ("never to an opponent's nil", "N 4, E nil, S 3, W 3", (4, 0, 6, 3), [Seat.N], 3, (1, 0, 6, 6)),
     ("each renege costs the penalty", "N 4, E 3, S 3, W 3", (4, 3, 3, 3), [Seat.E, Seat.E], 1, (4, 1, 5, 3)),
     ("never more than the side holds", "N 4, E 3, S 3, W 3", (1, 5, 1, 6), [Seat.S], 3, (0, 5, 0, 8)),
+    # only from a non-nil bidder to a non-nil bidder; fewer where none is left (RULES.md section 5)
+    ("never the offender's failed-nil trick", "N nil, E 3, S 5, W 3", (1, 6, 0, 6), [Seat.N], 2, (1, 6, 0, 6)),
+    ("never the partner's failed-nil trick", "N 3, E 3, S nil, W 3", (0, 6, 1, 6), [Seat.N], 1, (0, 6, 1, 6)),
+    ("fewer when the non-nil partner runs out", "N nil, E 3, S 5, W 3", (2, 5, 1, 5), [Seat.N], 3, (2, 6, 0, 5)),
+    ("none when both opponents bid nil", "N 4, E nil, S 3, W nil", (7, 0, 6, 0), [Seat.N], 2, (7, 0, 6, 0)),
+    ("a silent partner of a blind seven is not a nil", "N b7, E 3, W 3", (1, 3, 6, 3), [Seat.N], 2, (0, 5, 5, 3)),
 ]
 
 
@@ -221,3 +227,18 @@ def test_apply_renege_penalty(bid_text, taken, reneges, n, expected):
     got = apply_renege_penalty(taken, bids(bid_text), reneges, n)
     assert got == expected
     assert sum(got) == sum(taken)
+
+
+def test_a_renege_never_pays_its_side():
+    # N (nil, failed with 1 trick) reneges; S is set with 0 tricks.  The move must not make N's nil good
+    b = bids("N nil, E 3, S 5, W 3")
+    before = score_hand(STANDARD, b, (1, 6, 0, 6))
+    after = score_hand(STANDARD, b, apply_renege_penalty((1, 6, 0, 6), b, [Seat.N], 2))
+    assert after[0].points <= before[0].points and after[0].nil_points == -100
+
+
+@pytest.mark.parametrize("fnt, tricks", [("side", 7), ("bags_only", 5), ("ignored", 5)])
+def test_hand_scores_tricks_are_those_toward_the_contract(fnt, tricks):
+    # N's nil fails with 2 tricks; S bid 4 and took 5 (TABLES.md hand_scores.tricks)
+    ns, _ = score_hand(R(failed_nil_tricks=fnt), bids("N nil, E 3, S 4, W 3"), (2, 3, 5, 3))
+    assert ns.tricks == tricks and ns.row()["tricks"] == tricks

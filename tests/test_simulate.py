@@ -36,6 +36,8 @@ from spadework.analysis.sim import (
     simulate_season,
     write_season,
 )
+from spadework.analysis.engine.rules import STANDARD
+from spadework.analysis.sim.faults import GAP_KINDS
 from spadework.parsers import formats
 from spadework.parsers.model import HandRecord, LoadError
 from spadework.parsers.seats import Seat, Side
@@ -250,7 +252,27 @@ def test_every_kind_is_planted_somewhere():
     for rules, games in (("standard", 200), ("barmore", 40), (OPTIONS_MIX, 25)):
         _, faults = simulate_season(12, games, 11, rules, 0.12)
         seen |= {f.kind for f in faults}
-    assert seen == set(KINDS)
+    assert seen == set(KINDS) - set(GAP_KINDS)  # gaps in the record only when asked for
+    _, faults = simulate_season(12, 30, 11, "standard", 0.12, kinds=available_kinds(STANDARD, gaps=True))
+    assert {f.kind for f in faults} >= set(GAP_KINDS)
+
+
+@pytest.mark.parametrize("rules", ["standard", "barmore", OPTIONS_MIX])
+def test_gaps_in_the_record_are_found_exactly_in_every_format(tmp_path, rules):
+    """A hand left out of the log is one HAND_MISSING on the next hand; a trick's card left out is
+    one HAND_INCOMPLETE naming the trick and seat (RULES.md section 7, "Gaps in the record")."""
+    kinds = available_kinds(get_ruleset(rules), gaps=True)
+    records, faults = simulate_season(12, 40, 17, rules, 0.2, kinds=kinds)
+    assert {"hand_missing", "trick_card_missing"} <= {f.kind for f in faults}
+    for f in faults:
+        if f.kind == "hand_missing":
+            game = [r.hand for r in records if r.game_id == f.game_id]
+            assert f.hand in game and f.hand - 1 not in game
+    for fmt in ("jsonl", "spn", "csv"):
+        path = tmp_path / f"season.{fmt}"
+        write_season(records, path, faults=faults)
+        loaded = [i for i in formats.load(path) if isinstance(i, HandRecord)]
+        assert check_all(loaded) == Counter(f.key for f in load_faults(sidecar_path(path))), fmt
 
 
 def test_careless_players_are_at_fault_most():

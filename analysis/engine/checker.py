@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from spadework.analysis.engine.findings import (
     DEALER_OUT_OF_ROTATION,
     GAME_RESULT_MISMATCH,
+    HAND_MISSING,
     PLAYED_AFTER_GAME_END,
     RULES_INVALID,
     RULES_MIXED,
@@ -39,6 +40,7 @@ from spadework.analysis.engine.scoring import ScoreChain, SideResult, apply_rene
 from spadework.parsers.model import HandRecord
 from spadework.parsers.schema import DERIVED_TABLES
 from spadework.parsers.seats import SIDES, Side
+from spadework.parsers.state import loaded_generation, mark_checked
 
 AS_PLAYED = "as_played"
 AFTER_PENALTY = "after_penalty"
@@ -149,27 +151,59 @@ def _diagnose_bags(recorded: int, chk: SideResult, ruleset: Ruleset, bags_before
     return None
 
 
-class _ScoreChecker:
-    """Checks the recorded values of each hand against the recorded state just before it."""
+def _log_words(total: Any, bags: int | None) -> str:
+    """How a message names the log's own state before a hand: its total, bag count or both."""
+    if total is not None and bags is not None:
+        return f"the log's own total and bag count before the hand ({_int(total)}, {bags} bags)"
+    if total is not None:
+        return f"the log's own total before the hand ({_int(total)})"
+    return f"the log's own bag count before the hand ({bags})"
 
-    def __init__(self, gid: str, ruleset: Ruleset, findings: list[Finding]) -> None:
+
+class _ScoreChecker:
+    """Checks recorded scores against two states (RULES.md section 5, "Checking recorded scores").
+
+    The *true state* is the official score chain of :func:`check_game` (passed in per hand);
+    *the log's own state* (kept here) is the last total and bag count the log recorded, moved
+    on by the rules (and by what the log itself records for a hand) where it records none.
+    A recorded value is a SCORE_MISMATCH only when the rules give it from neither state:
+
+    - ``points``: the points the rules give from either state (the bag penalty depends on the
+      bags before the hand);
+    - ``total``: the true total, or the log's own total before the hand plus the points the
+      rules give from either state;
+    - ``bags``: either state's bags plus this hand's bags, after the penalty;
+    - ``score_before``/``bags_before`` of a later hand: either state's total and bags.
+
+    The finding's ``expected`` is the true-state value; its message may add the log-state one.
+    An explanation is added only when it accounts for this hand's own error from that state.
+    """
+
+    def __init__(
+        self, gid: str, ruleset: Ruleset, findings: list[Finding], totals: Sequence[Any], bags: Sequence[int]
+    ) -> None:
         self.gid = gid
         self.ruleset = ruleset
         self.findings = findings
-        self.prev: HandRecord | None = None
+        self.totals: list[Any] = list(totals)  # the log's own state
+        self.bags: list[int] = list(bags)
 
-    def _add(self, h: int, side: Side, fld: str, recorded: Any, expected: Any, why: str | None) -> None:
-        note = f" ({why})" if why else ""
+    def restart(self, totals: Sequence[Any], bags: Sequence[int]) -> None:
+        """The log's own state is the true one again (after a hand whose score is not checked)."""
+        self.totals = list(totals)
+        self.bags = list(bags)
+
+    def _add(self, h: int, side: Side, fld: str, recorded: Any, expected: Any, text: str) -> None:
         self.findings.append(
             Finding(
                 code=SCORE_MISMATCH,
                 game_id=self.gid,
                 hand=h,
                 side=side,
-                message=f"{where(h)}: {side} {fld.replace('_', ' ')} recorded {recorded}, rules give {expected}{note}",
+                message=f"{where(h)}: {side} {fld.replace('_', ' ')} recorded {recorded}, rules give {_int(expected)}{text}",
                 field=fld,
                 recorded=recorded,
-                expected=expected,
+                expected=_int(expected),
             )
         )
 
@@ -177,55 +211,116 @@ class _ScoreChecker:
         self,
         rec: HandRecord,
         hc: HandCheck,
-        chain_totals_before: tuple[Any, Any],
-        chain_bags_before: tuple[int, int],
+        true_totals: tuple[Any, Any],
+        true_bags: tuple[int, int],
+        *,
         first: bool,
+        check_before: bool = True,
+        check_score: bool = True,
     ) -> None:
+        """Check hand ``rec``'s recorded values; ``true_totals``/``true_bags``: the true state
+        before the hand.  ``check_before``: check its ``score_before``/``bags_before`` (not on
+        the first hand nor after a missing one: there they are where the true state starts).
+        ``check_score``: check its points, total and bags (not when its tricks are unknown or a
+        hand before it is missing)."""
         h = rec.hand
-        prev = self.prev
-        base_total: list[Any] = list(chain_totals_before)
-        base_bags: list[int] = list(chain_bags_before)
-        # the previous hand's recorded values are the recorded state before this one
-        if prev is not None and prev.score is not None:
-            for side in SIDES:
-                if prev.score[side].total is not None:
-                    base_total[side] = prev.score[side].total
-                if prev.score[side].bags is not None:
-                    base_bags[side] = prev.score[side].bags
+        rs = self.ruleset
         if rec.score_before is not None:
             for side in SIDES:
-                if not first and rec.score_before[side] != base_total[side]:
-                    self._add(h, side, "score_before", rec.score_before[side], _int(base_total[side]), None)
-                base_total[side] = rec.score_before[side]
+                v = rec.score_before[side]
+                if check_before and not first and v != true_totals[side] and v != self.totals[side]:
+                    extra = "" if self.totals[side] == true_totals[side] else f"; the log's own last total is {_int(self.totals[side])}"
+                    self._add(h, side, "score_before", v, true_totals[side], extra)
+                self.totals[side] = v
         if rec.bags_before is not None:
             for side in SIDES:
-                if not first and rec.bags_before[side] != base_bags[side]:
-                    self._add(h, side, "bags_before", rec.bags_before[side], base_bags[side], None)
-                base_bags[side] = rec.bags_before[side]
-        if rec.score is not None:
-            taken = hc.replay.taken_for_score
-            if hc.after_penalty is not None:
-                taken = apply_renege_penalty(taken, hc.replay.bids, hc.replay.reneges, self.ruleset.renege_penalty_tricks)
-            chk = [score_side(self.ruleset, s, hc.replay.bids, taken, base_total[s], base_bags[s]) for s in SIDES]
-            for side in SIDES:
-                sc = rec.score[side]
-                mine, other = chk[side], chk[side.other]
-                if sc.points is not None and sc.points != mine.points:
-                    why = _diagnose_points(sc.points - mine.points, mine, other, self.ruleset, base_bags[side], base_total[side], side)
-                    self._add(h, side, "points", sc.points, _int(mine.points), why)
-                if sc.total is not None and sc.total != mine.total:
-                    why = _diagnose_points(sc.total - mine.total, mine, other, self.ruleset, base_bags[side], base_total[side], side)
-                    if why is None and first and rec.score_before is None and (sc.points is None or sc.points == mine.points):
-                        # a log that starts mid-game without saying the score before it (Trickster exports)
-                        why = (
-                            f"the log records no score before this hand; if the game began earlier, "
-                            f"{side} had {_int(sc.total - mine.points)} before it"
-                        )
-                    self._add(h, side, "total", sc.total, _int(mine.total), why)
-                if sc.bags is not None and sc.bags != mine.bags:
-                    why = _diagnose_bags(sc.bags, mine, self.ruleset, base_bags[side])
-                    self._add(h, side, "bags", sc.bags, mine.bags, why)
-        self.prev = rec
+                v = rec.bags_before[side]
+                if check_before and not first and v != true_bags[side] and v != self.bags[side]:
+                    extra = "" if self.bags[side] == true_bags[side] else f"; the log's own last bag count is {self.bags[side]}"
+                    self._add(h, side, "bags_before", v, true_bags[side], extra)
+                self.bags[side] = v
+        if not check_score:
+            return
+        taken = hc.replay.taken_for_score
+        if hc.after_penalty is not None:
+            taken = apply_renege_penalty(taken, hc.replay.bids, hc.replay.reneges, rs.renege_penalty_tricks)
+        bids = hc.replay.bids
+        true = [score_side(rs, s, bids, taken, true_totals[s], true_bags[s]) for s in SIDES]
+        if all(self.totals[s] == true_totals[s] and self.bags[s] == true_bags[s] for s in SIDES):
+            log = true  # the usual case: the log is on the true track
+        else:
+            log = [score_side(rs, s, bids, taken, self.totals[s], self.bags[s]) for s in SIDES]
+        for side in SIDES:
+            sc = rec.score[side] if rec.score is not None else None
+            lt, lb = self.totals[side], self.bags[side]
+            if sc is not None:
+                self._check_side(h, side, sc, true, log, true_totals[side], true_bags[side], lt, lb, first and rec.score_before is None)
+            # the log's own state after the hand
+            mine = log[side]
+            implied = None if sc is None else sc.points if sc.points is not None else (
+                sc.total - lt if sc.total is not None else None
+            )
+            if sc is not None and sc.total is not None:
+                self.totals[side] = sc.total
+            else:
+                self.totals[side] = lt + (mine.points if implied is None else implied)
+            if sc is not None and sc.bags is not None:
+                self.bags[side] = sc.bags
+            else:
+                self.bags[side] = _log_bags(rs, mine, lb, implied)
+
+    def _check_side(
+        self, h: int, side: Side, sc: Any, true: list[SideResult], log: list[SideResult],
+        tt: Any, tb: int, lt: Any, lb: int, mid_game_start: bool,
+    ) -> None:
+        rs = self.ruleset
+        t, lg = true[side], log[side]
+        t_other, lg_other = true[side.other], log[side.other]
+        bags_differ = lb != tb
+        if sc.points is not None and sc.points != t.points and sc.points != lg.points:
+            why = _diagnose_points(sc.points - t.points, t, t_other, rs, tb, tt, side)
+            text = f" ({why})" if why else ""
+            if lg.points != t.points:
+                why_l = _diagnose_points(sc.points - lg.points, lg, lg_other, rs, lb, lt, side)
+                text += f"; from {_log_words(None, lb)} they give {_int(lg.points)}" + (f" ({why_l})" if why_l else "")
+            self._add(h, side, "points", sc.points, t.points, text)
+        if sc.total is not None and sc.total not in (t.total, lt + t.points, lt + lg.points):
+            why = None
+            if lt == tt:  # else the difference from the true total holds a value carried over
+                why = _diagnose_points(sc.total - t.total, t, t_other, rs, tb, tt, side)
+                if why is None and mid_game_start and (sc.points is None or sc.points == t.points):
+                    # a log that starts mid-game without saying the score before it (Trickster exports)
+                    why = (
+                        f"the log records no score before this hand; if the game began earlier, "
+                        f"{side} had {_int(sc.total - t.points)} before it"
+                    )
+            text = f" ({why})" if why else ""
+            exp_l = lt + lg.points
+            if exp_l != t.total:
+                why_l = _diagnose_points(sc.total - exp_l, lg, lg_other, rs, lb, lt, side)
+                words = _log_words(lt if lt != tt else None, lb if bags_differ else None)
+                text += f"; from {words} they give {_int(exp_l)}" + (f" ({why_l})" if why_l else "")
+            self._add(h, side, "total", sc.total, t.total, text)
+        if sc.bags is not None and sc.bags != t.bags and sc.bags != lg.bags:
+            why = _diagnose_bags(sc.bags, t, rs, tb)
+            text = f" ({why})" if why else ""
+            if lg.bags != t.bags:
+                why_l = _diagnose_bags(sc.bags, lg, rs, lb)
+                text += f"; from {_log_words(None, lb)} they give {lg.bags}" + (f" ({why_l})" if why_l else "")
+            self._add(h, side, "bags", sc.bags, t.bags, text)
+
+
+def _log_bags(rs: Ruleset, res: SideResult, bags_before: int, points: Any) -> int:
+    """The log's own bag count after a hand that records none: the rules' count from its count
+    before, except where the points it records (or its total implies) show how many bag
+    penalties it applied: a log that forgot the penalty still counts the bags (RULES.md section 5)."""
+    if points is None or rs.bag_limit <= 0 or rs.bag_penalty <= 0:
+        return res.bags
+    applied = points - (res.points - res.bag_penalty)  # the log's penalty: 0, -100, -200...
+    if applied > 0 or applied % rs.bag_penalty:
+        return res.bags
+    left = bags_before + res.bags_this_hand + (applied // rs.bag_penalty) * rs.bag_limit
+    return int(left) if left >= 0 else res.bags
 
 
 # --- one game -----------------------------------------------------------------------------------
@@ -318,7 +413,7 @@ def check_game(
     chain = ScoreChain(rs, start_totals, start_bags)
     pchain = ScoreChain(rs, start_totals, start_bags) if rs.renege_penalty_tricks > 0 else None
     official = pchain if pchain is not None else chain
-    scores = _ScoreChecker(gid, rs, findings)
+    scores = _ScoreChecker(gid, rs, findings, start_totals, start_bags)
 
     hands: list[HandCheck] = []
     trick_rows: list[dict[str, Any]] = []
@@ -328,6 +423,17 @@ def check_game(
     fixed = rs.fixed_dealer
     for i, rec in enumerate(recs):
         h = rec.hand
+        # a hand missing before this one (RULES.md section 7, "Gaps in the record")
+        missing = list(range(prev.hand + 1, h)) if prev is not None else []
+        if missing:
+            findings.append(_missing_finding(gid, rec, missing))
+            if rec.score_before is not None:
+                for c in (chain, pchain):
+                    if c is not None:
+                        c.restart(rec.score_before, rec.bags_before)
+                scores.restart(official.totals, official.bags)
+        # its recorded score is checked unless the state before it or its tricks are unknown
+        check_score = not missing or rec.score_before is not None
         # dealer
         if fixed is not None:
             if rec.dealer != fixed:
@@ -354,20 +460,38 @@ def check_game(
             )
         totals_before = official.totals
         bags_before = official.bags
+        bid_totals = totals_before if check_score else _recorded_before(rec)
         replay = replay_hand(
-            rec, rs, score_before=(_int(totals_before[0]), _int(totals_before[1])), policy=findings.policy
+            rec,
+            rs,
+            score_before=None if bid_totals is None else (_int(bid_totals[0]), _int(bid_totals[1])),
+            scores_known=bid_totals is not None,
+            policy=findings.policy,
         )
         findings.extend(replay.findings)
-        as_played = chain.add(replay.bids, replay.taken_for_score)
+        if not replay.score_known:
+            check_score = False
+        # a hand whose score is not checked: the true state goes on from its recorded total and bags
+        go_on: dict[str, Any] = {}
+        if not check_score and rec.score is not None:
+            go_on = {
+                "totals_after": tuple(rec.score[s].total for s in SIDES),
+                "bags_after": tuple(rec.score[s].bags for s in SIDES),
+            }
+        as_played = chain.add(replay.bids, replay.taken_for_score, **go_on)
         after = None
         if pchain is not None:
             taken_p = apply_renege_penalty(replay.taken_for_score, replay.bids, replay.reneges, rs.renege_penalty_tricks)
-            after = pchain.add(replay.bids, taken_p)
+            after = pchain.add(replay.bids, taken_p, **go_on)
         hc = HandCheck(rec, replay, as_played, after)
         hands.append(hc)
         if official.over and ended_at_hand is None:
             ended_at_hand = h
-        scores.check(rec, hc, totals_before, bags_before, first=i == 0)
+        scores.check(
+            rec, hc, totals_before, bags_before, first=i == 0, check_before=not missing, check_score=check_score
+        )
+        if not check_score:
+            scores.restart(official.totals, official.bags)
         # recorded winner
         if rec.winner is not None:
             _check_winner(gid, rec, official, ended_at_hand, rs, findings)
@@ -411,6 +535,43 @@ def check_game(
         totals=totals_i,
         winner=official.winner,
         ended_at_hand=ended_at_hand,
+    )
+
+
+def _recorded_before(rec: HandRecord) -> tuple[Any, Any] | None:
+    """The totals (NS, EW) a log shows before a hand: its recorded totals less its recorded
+    points, or ``None`` when it does not record both for both sides."""
+    if rec.score is None:
+        return None
+    out = []
+    for s in SIDES:
+        sc = rec.score[s]
+        if sc.total is None or sc.points is None:
+            return None
+        out.append(sc.total - sc.points)
+    return out[0], out[1]
+
+
+def _missing_finding(gid: str, rec: HandRecord, missing: list[int]) -> Finding:
+    """HAND_MISSING on the first hand after a gap in the hand numbers (RULES.md section 7)."""
+    h = rec.hand
+    if len(missing) == 1:
+        what = f"hand {missing[0]} is"
+    elif len(missing) == 2:
+        what = f"hands {missing[0]} and {missing[1]} are"
+    else:
+        what = f"hands {missing[0]} to {missing[-1]} are"
+    if rec.score_before is not None:
+        then = f"the game goes on from hand {h}'s recorded score before it"
+    elif rec.score is not None:
+        then = f"hand {h}'s recorded score is not checked, and the game goes on from it"
+    else:
+        then = "the recomputed totals leave " + ("it" if len(missing) == 1 else "them") + " out"
+    return Finding(
+        code=HAND_MISSING,
+        game_id=gid,
+        hand=h,
+        message=f"{where(h)}: {what} missing (not in the log, or rejected when it was read); {then}",
     )
 
 
@@ -623,8 +784,9 @@ def check_db(
     game, or ``True`` for a rich progress bar on standard error (hands checked of all).
 
     Fills ``tricks``, ``violations``, ``hand_scores``, ``games`` in one transaction
-    (batched inserts through pyarrow).  Raises :class:`~spadework.analysis.engine.rules.RulesError` for
-    a bad ``rules``.
+    (batched inserts through pyarrow) that also records the load generation it covered
+    (:func:`spadework.parsers.state.mark_checked`); a check that fails leaves no mark.
+    Raises :class:`~spadework.analysis.engine.rules.RulesError` for a bad ``rules``.
     """
     from spadework.parsers.db import iter_records  # the lead's loader; imported late so this module loads without it
 
@@ -636,6 +798,7 @@ def check_db(
         progress, bar = _progress_bar(con)
     elif progress is False:
         progress = None
+    generation = loaded_generation(con)  # what the tables hold as the check starts
     w = con.cursor()  # a second connection: writing must not disturb the reader's open result
     w.begin()
     try:
@@ -647,6 +810,7 @@ def check_db(
             if progress is not None:
                 progress(summary.games, summary.hands)
         writer.flush()
+        mark_checked(w, generation)  # readers now trust the derived tables (spadework.parsers.state)
         w.commit()
     except BaseException:
         w.rollback()

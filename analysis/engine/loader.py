@@ -50,6 +50,7 @@ from spadework.parsers.db import (
 )
 from spadework.parsers.io import open_binary, strip_gz, walk
 from spadework.parsers.model import HandRecord, LoadError
+from spadework.parsers.state import mark_loaded
 
 CHUNK_BYTES = 32 * 1024 * 1024
 """Bytes of whole lines read and scanned at a time (memory stays flat in the file size)."""
@@ -413,6 +414,7 @@ def _load_jsonl_file(con, path, source: str, chunk_bytes: int, on_batch: Callabl
     result = FileResult(source, "jsonl")
     con.execute("BEGIN TRANSACTION")
     try:
+        mark_loaded(con)
         _forget_file(con, source)
         fs = _FileState(others=con.execute(f"SELECT count(*) > 0 FROM {HAND_RECORDS}").fetchall()[0][0])
         scanned = _prefetch(_scan_block(b) for b in _blocks(path, chunk_bytes))

@@ -160,6 +160,10 @@ class PlayState:
         "_played",
         "_future",
         "_first_reason",
+        "_doubtful",
+        "_unknown",
+        "_maybe_broken",
+        "_led_held",
     )
 
     @classmethod
@@ -175,6 +179,7 @@ class PlayState:
         findings: list[Finding] | None = None,
         future: Mapping[str, Sequence[tuple[int, Seat]]] | None = None,
         first_lead_reason: str | None = None,
+        doubtful: frozenset[str] | None = None,
     ) -> "PlayState":
         """The position before the first card of trick 1.
 
@@ -185,7 +190,9 @@ class PlayState:
         appended to (a :class:`~spadework.analysis.engine.findings.FindingList` to raise at the first).
         ``future``: card -> ``[(trick, seat), ...]`` of its recorded plays, so a renege
         message can say when the held card was played.  ``first_lead_reason``: why
-        ``leader`` leads trick 1, for the LEAD_OUT_OF_TURN message.
+        ``leader`` leads trick 1, for the LEAD_OUT_OF_TURN message.  ``doubtful``: the cards
+        some seat plays without holding them in this hand (CARD_NOT_HELD): no renege or lead
+        finding rests on one of them (RULES.md section 7).
         """
         self = cls.__new__(cls)
         self.ruleset = ruleset
@@ -211,6 +218,10 @@ class PlayState:
         self._played = {}
         self._future = future
         self._first_reason = first_lead_reason
+        self._doubtful = doubtful or frozenset()
+        self._unknown = [0, 0, 0, 0]
+        self._maybe_broken = False
+        self._led_held = True
         return self
 
     # --- questions ---
@@ -293,6 +304,7 @@ class PlayState:
         other._trick = list(self._trick)
         other._taken = list(self._taken)
         other._played = dict(self._played)
+        other._unknown = list(self._unknown)
         other.completed = list(self.completed)
         other.findings = list(self.findings)
         return other
@@ -320,7 +332,8 @@ class PlayState:
             raise ValueError(f"{card!r} is not a card code") from None
         if not trick:
             if seat is not None and seat != s:
-                if s is not None:
+                # a card the seat does not hold gets no lead finding (RULES.md section 7)
+                if s is not None and card in self._hands[seat] and not (self._inferred and card in self._played):
                     self._lead_out_of_turn(int(seat), s)
                 s = self._to_play = int(seat)
             elif s is None:
@@ -331,10 +344,14 @@ class PlayState:
         elif seat is not None and seat != s:
             raise ValueError(f"{Seat(seat)} cannot play now: it is {SEATS[s]}'s turn")
         hand = self._hands[s]
-        if card in hand and not (self._inferred and card in self._played):
+        held = card in hand and not (self._inferred and card in self._played)
+        if not trick:
+            self._led_held = held
+        if held:
             if trick:
                 led = self._led
-                if cs != led:
+                # no renege against the suit of a lead the leader did not hold: the log is wrong there
+                if cs != led and self._led_held:
                     for c in hand:
                         if suits[c] == led:
                             self._renege(s, card, led, hand)
@@ -355,13 +372,21 @@ class PlayState:
         self._to_play = (s + 1) & 3
         return None
 
-    def abandon_trick(self, leader: Seat | None = None) -> CompletedTrick | None:
+    def abandon_trick(self, leader: Seat | None = None, unknown: Iterable[Seat] = ()) -> CompletedTrick | None:
         """End a trick recorded with fewer than 4 cards: nobody wins it and the next
         leader is unknown (the next :meth:`play` must name it).
 
         Between tricks it does nothing, unless ``leader`` is given: then it records an
         empty trick led by ``leader`` (a log's trick with no cards) and moves on.
+        ``unknown``: the seats whose card in this trick is unknown (a gap before the hand's
+        last recorded trick, RULES.md section 7): from now on no renege or lead finding
+        of theirs rests only on the card they may have played here, and no spade lead is
+        flagged as before spades were broken when that card may have been a spade.
         """
+        for seat in unknown:
+            self._unknown[seat] += 1
+            if not self._maybe_broken and any(self._suits[c] == SPADE for c in self._maybe_gone(int(seat))):
+                self._maybe_broken = True
         if not self._trick:
             if leader is None or self._trick_no > 13:
                 return None
@@ -378,6 +403,30 @@ class PlayState:
         self._trick_no += 1
         self._to_play = None
         return done
+
+    def _played_later(self, seat: int, card: str) -> bool:
+        """True when the record has ``seat`` play ``card`` in a later trick."""
+        if self._future is None:
+            return False
+        return any(st == seat and t > self._trick_no for t, st in self._future.get(card, ()))
+
+    def _maybe_gone(self, seat: int) -> list[str]:
+        """The cards ``seat`` may have played to a trick whose card of its is unknown: those it
+        holds and never plays later (without a deal: any card of the deck nobody plays)."""
+        if self._inferred:
+            played = self._future or {}
+            return [c for c in self._deck.cards if c not in played]
+        return [c for c in self._hands[seat] if not self._played_later(seat, c)]
+
+    def _proof(self, seat: int, cards: list[str]) -> list[str]:
+        """The cards among ``cards`` (held by ``seat``) a finding may rest on: never a card some
+        seat plays without holding it, and none at all when every one of them may be the card the
+        seat played to a trick whose card of its is unknown."""
+        cards = [c for c in cards if c not in self._doubtful]
+        k = self._unknown[seat]
+        if k and cards and len(cards) <= k and not any(self._played_later(seat, c) for c in cards):
+            return []
+        return cards
 
     def _finish(self) -> CompletedTrick:
         trick = self._trick
@@ -428,35 +477,49 @@ class PlayState:
     def _check_lead(self, s: int, card: str, cs: str, hand: list[str]) -> None:
         suits = self._suits
         first = self._trick_no == 1
-        if cs == SPADE and (first or not (self._broken or self.ruleset.spades_lead_any_time)):
-            other = next((c for c in hand if suits[c] != SPADE), None)
-            if other is not None:
-                if first:
-                    self._add(
-                        SPADE_LED_FIRST_TRICK,
-                        s,
-                        card,
-                        f"{self._where()}: {SEATS[s]} led {card} to the first trick while holding {other}",
-                    )
-                else:
-                    self._add(
-                        SPADE_LED_BEFORE_BROKEN,
-                        s,
-                        card,
-                        f"{self._where()}: {SEATS[s]} led {card} before spades were broken, while holding {other}",
-                    )
-                return
-        if first and card != TWO_OF_CLUBS and self.ruleset.first_lead == "two_of_clubs" and TWO_OF_CLUBS in hand:
+        if (
+            first
+            and card != TWO_OF_CLUBS
+            and self.ruleset.first_lead == "two_of_clubs"
+            and TWO_OF_CLUBS in hand
+            and self._proof(s, [TWO_OF_CLUBS])
+        ):
+            # the whole finding for that lead: no SPADE_LED_FIRST_TRICK too (RULES.md section 7)
             self._add(
                 LEAD_NOT_TWO_OF_CLUBS,
                 s,
                 card,
                 f"{self._where()}: {SEATS[s]} led {card} to the first trick, but the holder of the 2C must lead it",
             )
+            return
+        if cs != SPADE or not (first or not (self._broken or self.ruleset.spades_lead_any_time)):
+            return
+        if not first and self._maybe_broken:
+            return  # a card missing from an earlier trick may have broken spades
+        others = self._proof(s, [c for c in hand if suits[c] != SPADE])
+        if not others:
+            return
+        other = others[0]
+        if first:
+            self._add(
+                SPADE_LED_FIRST_TRICK,
+                s,
+                card,
+                f"{self._where()}: {SEATS[s]} led {card} to the first trick while holding {other}",
+            )
+        else:
+            self._add(
+                SPADE_LED_BEFORE_BROKEN,
+                s,
+                card,
+                f"{self._where()}: {SEATS[s]} led {card} before spades were broken, while holding {other}",
+            )
 
     def _renege(self, s: int, card: str, led: str, hand: list[str]) -> None:
         suits = self._suits
-        options = [c for c in hand if suits[c] == led]
+        options = self._proof(s, [c for c in hand if suits[c] == led])
+        if not options:
+            return
         shown, later = options[0], None
         if self._future is not None:
             best = None
@@ -499,8 +562,11 @@ class HandReplay:
     when all 13 tricks were played; else the recorded ``taken`` when there is one; else
     the tricks played).  ``bids``: each seat's bid that counts (N E S W; ``None`` for
     a seat with no bid, e.g. the silent partner of a blind seven; a second bid is
-    ignored).  ``complete``: 13 tricks of 4 cards were played.  ``reneges``: the seat of
-    each RENEGE, in order (for ``renege_penalty_tricks``).
+    ignored).  ``complete``: 13 tricks of 4 cards were played (a card taken from the deal
+    for a gap counts as played).  ``reneges``: the seat of each RENEGE, in order (for
+    ``renege_penalty_tricks``).  ``score_known``: the tricks each seat took are known (13
+    tricks played, or a tricks-taken record); when not, the hand's recorded score is not
+    checked and the game goes on from it (RULES.md section 7, "Gaps in the record").
     """
 
     game_id: str
@@ -512,6 +578,7 @@ class HandReplay:
     findings: list[Finding]
     complete: bool
     reneges: tuple[Seat, ...]
+    score_known: bool = True
 
 
 def _fmt_bid(b: Bid) -> str:
@@ -575,7 +642,7 @@ def _valid_number(value) -> bool:
 
 
 def _check_bids(
-    rec: HandRecord, ruleset: Ruleset, score_before: tuple[int, int], out: list[Finding]
+    rec: HandRecord, ruleset: Ruleset, score_before: tuple[int, int], out: list[Finding], scores_known: bool = True
 ) -> tuple[Bid | None, Bid | None, Bid | None, Bid | None]:
     gid, h = rec.game_id, rec.hand
     # the order bids are due in, among the seats that bid at all (a seat with no bid is
@@ -627,7 +694,7 @@ def _check_bids(
             if allowed is None:
                 add(BID_INVALID, s, f"{s} bid blind nil, which the {ruleset.preset} rules do not have")
                 ok = False
-            elif not allowed:
+            elif not allowed and scores_known:
                 need = ruleset.blind_nil["behind_by"]  # type: ignore[index]
                 add(
                     BLIND_BID_NOT_ALLOWED,
@@ -659,7 +726,7 @@ def _check_bids(
                         s,
                         f"{s} bid blind {b.value} after its partner {partner} had bid; only the first partner to speak may bid blind",
                     )
-                elif not ruleset.blind_bid_score_allowed(own, other):
+                elif scores_known and not ruleset.blind_bid_score_allowed(own, other):
                     need = ruleset.blind_bids["behind_by"]  # type: ignore[index]
                     add(
                         BLIND_BID_NOT_ALLOWED,
@@ -686,24 +753,95 @@ def _check_bids(
     return tuple(effective)  # type: ignore[return-value]
 
 
+def _played_once(record: HandRecord) -> tuple[tuple[str, ...], ...]:
+    """The deal taken when none is recorded: the cards each seat played, a card played more than
+    once counting only for its first play (its later plays are CARD_NOT_HELD)."""
+    out: list[list[str]] = [[], [], [], []]
+    seen: set[str] = set()
+    for t in record.tricks or ():
+        for seat, card in zip(t.seats(), t.cards):
+            if card not in seen:
+                seen.add(card)
+                out[seat].append(card)
+    return tuple(tuple(c) for c in out)
+
+
+def _doubtful_cards(tricks: Sequence[Sequence[tuple[Seat, str]]], deal: Sequence[Iterable[str]]) -> frozenset[str]:
+    """The cards some seat plays without holding them (the plays that are CARD_NOT_HELD):
+    a seat holds what it was dealt and has not played yet; the true holder keeps a card
+    another seat played."""
+    held = [set(cards) for cards in deal]
+    out: set[str] = set()
+    for plays in tricks:
+        for seat, card in plays:
+            if card in held[seat]:
+                held[seat].discard(card)
+            else:
+                out.add(card)
+    return frozenset(out)
+
+
+def _names(seats: Sequence[Seat]) -> str:
+    """``"W"``, ``"W and N"``, ``"E, S and W"``."""
+    names = [str(s) for s in seats]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _gap_finding(
+    record: HandRecord, n: int, missing: tuple[Seat, ...], last: int, taken: tuple[str, ...] | None
+) -> Finding:
+    """The HAND_INCOMPLETE of a trick missing cards before the hand's last recorded trick
+    (RULES.md section 7, "Gaps in the record").  ``taken``: the cards taken from the deal as the
+    missing seats' plays (``None``: unknown)."""
+    who = _names(missing)
+    has = "has" if len(missing) == 1 else "have"
+    text = f"{who} {has} no card recorded in this trick, though the hand goes on to trick {last}; "
+    if taken is not None:
+        if len(missing) == 1:
+            s0 = missing[0]
+            text += f"{s0}'s one card never played in the hand, {taken[0]}, is taken as its play there"
+        else:
+            pairs = ", ".join(f"{s} {c}" for s, c in zip(missing, taken))
+            text += f"the one card each never played in the hand ({pairs}) is taken as its play there"
+    else:
+        text += "the trick has no winner and the next trick's leader is not checked"
+        if record.taken is None and record.score is not None:
+            text += "; with no tricks-taken record, the hand's recorded score is not checked"
+    return Finding(
+        code=HAND_INCOMPLETE,
+        game_id=record.game_id,
+        hand=record.hand,
+        trick=n,
+        seat=missing[0],
+        side=missing[0].side,
+        message=f"{where(record.hand, n)}: {text}",
+    )
+
+
 def replay_hand(
     record: HandRecord,
     ruleset: Ruleset,
     *,
     score_before: tuple[int, int] | None = None,
+    scores_known: bool = True,
     policy: ErrorPolicy | str = ErrorPolicy.COLLECT,
 ) -> HandReplay:
     """Replay one hand: check its deal, its bidding and every trick (RULES.md sections 1, 3, 4, 7).
 
     ``score_before``: the recomputed running totals (NS, EW) before the hand, for the
-    blind-bid conditions (default 0-0).  ``policy``: ``"collect"`` returns every
-    finding; ``"raise"`` raises :class:`~spadework.analysis.engine.findings.CheckError` at the first.
+    blind-bid conditions (default 0-0); ``scores_known=False``: they are not known (a hand
+    missing before this one), so conditions on them are not checked.  ``policy``:
+    ``"collect"`` returns every finding; ``"raise"`` raises
+    :class:`~spadework.analysis.engine.findings.CheckError` at the first.
 
     Codes raised here: DEAL_INVALID, BID_OUT_OF_TURN, BID_MISSING, BID_INVALID,
     BLIND_BID_NOT_ALLOWED, LEAD_OUT_OF_TURN, CARD_NOT_HELD, SPADE_LED_FIRST_TRICK,
     SPADE_LED_BEFORE_BROKEN, RENEGE, HAND_INCOMPLETE, TRICK_WINNER_MISMATCH,
     TRICKS_TAKEN_MISMATCH (and LEAD_NOT_TWO_OF_CLUBS under that option).
-    Where no deal is recorded each seat is taken to have held what it played.
+    Where no deal is recorded each seat is taken to have held what it played (a card
+    played twice: its first play).  A trick missing cards before the hand's last
+    recorded trick is one HAND_INCOMPLETE (section 7, "Gaps in the record"): with a deal
+    and exactly one card of a missing seat never played, that card is taken as its play.
     """
     findings = FindingList(policy)
     gid, h = record.game_id, record.hand
@@ -711,16 +849,32 @@ def replay_hand(
         score_before = (0, 0)
     if record.deal is not None:
         _check_deal(record, ruleset, findings)
-    bids = _check_bids(record, ruleset, score_before, findings)
+    bids = _check_bids(record, ruleset, score_before, findings, scores_known)
 
     tricks_rec = record.tricks or ()
     state: PlayState | None = None
+    # the plays of each trick as (seat, card), with any card taken from the deal for a gap
+    plays: list[list[tuple[Seat, str]]] = [list(zip(t.seats(), t.cards)) for t in tricks_rec]
+    last = max((n for n, t in enumerate(tricks_rec, 1) if t.cards), default=0)
+    gaps: dict[int, tuple[tuple[Seat, ...], tuple[str, ...] | None]] = {}
     if tricks_rec:
         inferred = record.deal is None
-        deal = record.played_cards() if inferred else record.deal
+        deal = _played_once(record) if inferred else record.deal
+        played_all = {c for t in tricks_rec for c in t.cards}
+        for n, t in enumerate(tricks_rec[: last - 1], 1):
+            if len(t.cards) >= 4:
+                continue
+            missing = t.leader.clockwise()[len(t.cards) :]
+            fill: tuple[str, ...] | None = None
+            if not inferred:
+                never = [[c for c in deal[s] if c not in played_all] for s in missing]  # type: ignore[index]
+                if all(len(c) == 1 for c in never):
+                    fill = tuple(c[0] for c in never)
+                    plays[n - 1].extend(zip(missing, fill))
+            gaps[n] = (missing, fill)
         future: dict[str, list[tuple[int, Seat]]] = {}
-        for n, t in enumerate(tricks_rec, 1):
-            for seat, card in zip(t.seats(), t.cards):
+        for n, tp in enumerate(plays, 1):
+            for seat, card in tp:
                 future.setdefault(card, []).append((n, seat))
         if inferred:
             # without a deal, the 2C holder is the seat that played it first (a second play of it
@@ -745,10 +899,14 @@ def replay_hand(
             findings=findings,
             future=future,
             first_lead_reason=reason,
+            doubtful=_doubtful_cards(plays, deal),  # type: ignore[arg-type]
         )
         deck = ruleset.deck
-        for n, t in enumerate(tricks_rec, 1):
-            for i, (seat, card) in enumerate(zip(t.seats(), t.cards)):
+        for n, (t, tp) in enumerate(zip(tricks_rec, plays), 1):
+            if n in gaps:
+                missing, fill = gaps[n]
+                findings.append(_gap_finding(record, n, missing, last, fill))
+            for i, (seat, card) in enumerate(tp):
                 if inferred and card not in deck:
                     findings.append(
                         Finding(
@@ -763,8 +921,8 @@ def replay_hand(
                         )
                     )
                 state.play(card, seat if i == 0 else None)
-            if len(t.cards) < 4:
-                state.abandon_trick(t.leader)
+            if len(tp) < 4:
+                state.abandon_trick(t.leader, gaps[n][0] if n in gaps else ())
                 continue
             done = state.completed[-1]
             if t.winner is not None and t.winner != done.winner:
@@ -777,33 +935,37 @@ def replay_hand(
                         seat=t.winner,
                         side=t.winner.side,
                         message=f"{where(h, n)}: winner recorded as {t.winner}, but {done.winner} won it "
-                        f"with {t.cards[done.seats().index(done.winner)]}",  # type: ignore[arg-type]
+                        f"with {tp[done.seats().index(done.winner)][1]}",  # type: ignore[arg-type]
                         field="winner",
                         recorded=str(t.winner),
                         expected=str(done.winner),
                     )
                 )
     replayed = state.taken if state is not None else (0, 0, 0, 0)
-    complete = state is not None and len(tricks_rec) == 13 and all(len(t.cards) == 4 for t in tricks_rec)
+    complete = state is not None and len(plays) == 13 and all(len(tp) == 4 for tp in plays)
 
     taken_rec = record.taken
-    if not complete and taken_rec is None:
+    # what is missing beyond the gaps already named: tricks never recorded, short tricks at the end
+    ends_short = [n for n, tp in enumerate(plays, 1) if len(tp) < 4 and n not in gaps]
+    if not complete and taken_rec is None and (not tricks_rec or len(tricks_rec) < 13 or ends_short):
         if not tricks_rec:
             what = "no card play"
         else:
-            short = [n for n, t in enumerate(tricks_rec, 1) if len(t.cards) < 4]
             parts = []
             if len(tricks_rec) < 13:
                 parts.append(f"only {len(tricks_rec)} of 13 tricks")
-            if short:
-                parts.append("trick " + ", ".join(map(str, short)) + (" has" if len(short) == 1 else " have") + " fewer than 4 cards")
+            if ends_short:
+                parts.append(
+                    "trick " + ", ".join(map(str, ends_short)) + (" has" if len(ends_short) == 1 else " have") + " fewer than 4 cards"
+                )
             what = " and ".join(parts)
+        unchecked = "; its recorded score is not checked" if record.score is not None else ""
         findings.append(
             Finding(
                 code=HAND_INCOMPLETE,
                 game_id=gid,
                 hand=h,
-                message=f"{where(h)}: {what}, and no tricks-taken record; scored on the tricks played",
+                message=f"{where(h)}: {what}, and no tricks-taken record; scored on the tricks played{unchecked}",
             )
         )
     if taken_rec is not None:
@@ -858,6 +1020,7 @@ def replay_hand(
         findings=list(findings),
         complete=complete,
         reneges=reneges,
+        score_known=complete or taken_rec is not None,
     )
 
 

@@ -14,7 +14,7 @@ blind bids, target and mercy.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from spadework.analysis.engine.rules import Ruleset
@@ -181,30 +181,33 @@ def score_hand(
 def apply_renege_penalty(
     taken: Sequence[int], bids: Iterable[Bid | None], reneges: Iterable[Seat], tricks_per_renege: int
 ) -> tuple[int, int, int, int]:
-    """Tricks per seat after the renege penalty (option ``renege_penalty_tricks``).
+    """Tricks per seat after the renege penalty (option ``renege_penalty_tricks``; RULES.md section 5).
 
     For each renege, ``tricks_per_renege`` tricks move from the offending side to the
-    opponents (never more than the side holds).  They are taken from a partner who did
-    not bid nil first, and from a nil bidder last, so the penalty never turns a failed
-    nil into a made one; they go to an opponent who did not bid nil (the offender's
-    left-hand opponent first), so it never breaks an opponent's nil unless both bid nil.
+    opponents, only from a seat that did not bid nil (the offender first, then its
+    partner) to a seat that did not bid nil (the offender's left-hand opponent, else its
+    right-hand one), so a nil's result never changes.  Fewer move where no such trick
+    or seat is left.  A seat with no bid (the silent partner of a blind seven) is not a
+    nil bidder: its tricks count for its side's contract.
     """
     out = list(taken)
     per_seat = _per_seat(bids)
 
-    def nil(seat: Seat) -> bool:
+    def counts(seat: Seat) -> bool:
         b = per_seat[seat]
-        return b is not None and _is_nil(b)
+        return b is None or not _is_nil(b)
 
     for offender in reneges:
-        givers = sorted((offender, offender.partner), key=lambda s: (nil(s), s != offender))
-        takers = sorted((offender.left, offender.right), key=lambda s: (nil(s), s != offender.left))
+        givers = [s for s in (offender, offender.partner) if counts(s)]
+        taker = next((s for s in (offender.left, offender.right) if counts(s)), None)
+        if taker is None:
+            continue
         for _ in range(tricks_per_renege):
             giver = next((s for s in givers if out[s] > 0), None)
             if giver is None:
                 break
             out[giver] -= 1
-            out[takers[0]] += 1
+            out[taker] += 1
     return tuple(out)  # type: ignore[return-value]
 
 
@@ -248,9 +251,31 @@ class ScoreChain:
         """True once a hand has ended the game."""
         return self.ended_after is not None
 
-    def add(self, bids: Iterable[Bid | None], taken: Sequence[int]) -> tuple[SideResult, SideResult]:
-        """Score the next hand and move the totals on; returns ``(NS, EW)`` results."""
+    def add(
+        self,
+        bids: Iterable[Bid | None],
+        taken: Sequence[int],
+        *,
+        totals_after: Sequence[Number | None] | None = None,
+        bags_after: Sequence[int | None] | None = None,
+    ) -> tuple[SideResult, SideResult]:
+        """Score the next hand and move the totals on; returns ``(NS, EW)`` results.
+
+        ``totals_after``/``bags_after``: (NS, EW) values the chain goes on from instead of the
+        computed ones (``None`` for a side keeps the computed value): a log's recorded score
+        after a hand whose play cannot be scored (RULES.md section 7, "Gaps in the record").
+        The returned results carry them as ``total``/``bags``.
+        """
         res = score_hand(self.ruleset, bids, taken, self.totals, self.bags)
+        if totals_after is not None or bags_after is not None:
+            res = tuple(  # type: ignore[assignment]
+                replace(
+                    r,
+                    total=r.total if totals_after is None or totals_after[i] is None else totals_after[i],
+                    bags=r.bags if bags_after is None or bags_after[i] is None else bags_after[i],
+                )
+                for i, r in enumerate(res)
+            )
         self.totals = (res[0].total, res[1].total)
         self.bags = (res[0].bags, res[1].bags)
         self.hands += 1
@@ -261,6 +286,13 @@ class ScoreChain:
                 self.ended_after = self.hands
                 self.final_totals = self.totals
         return res
+
+    def restart(self, totals: Sequence[Number | None], bags: Sequence[int | None] | None = None) -> None:
+        """Go on from these totals and bags (NS, EW; ``None`` keeps a side's value): a log's
+        recorded score before a hand that follows a missing one (RULES.md section 7)."""
+        self.totals = tuple(self.totals[i] if totals[i] is None else totals[i] for i in SIDES)  # type: ignore[assignment]
+        if bags is not None:
+            self.bags = tuple(self.bags[i] if bags[i] is None else bags[i] for i in SIDES)  # type: ignore[assignment]
 
     def result_totals(self) -> tuple[Number, Number]:
         """The game's totals: at the end of the game, or now while it goes on."""

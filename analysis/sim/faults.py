@@ -69,7 +69,9 @@ SCORE_KINDS: dict[str, str] = {
 }
 """Recorded-score errors of the kinds real scoring apps make; planted on a hand where
 the situation arises (a bag penalty, a double crossing, a negative total with bags, a
-nil), later hands continue from the wrong value as the app would."""
+nil), later hands continue from the wrong value as the app would.  A wrong value is
+expected as a finding only where the rules give it from neither the true score nor the
+app's own (RULES.md section 5, "Checking recorded scores")."""
 
 END_KINDS: dict[str, str] = {
     "game_result_mismatch": "GAME_RESULT_MISMATCH",
@@ -77,7 +79,16 @@ END_KINDS: dict[str, str] = {
 }
 """Faults of the end of a game."""
 
-KINDS: dict[str, str] = {**PLAY_KINDS, **BID_KINDS, **RECORD_KINDS, **SCORE_KINDS, **END_KINDS}
+GAP_KINDS: dict[str, str] = {
+    "hand_missing": "HAND_MISSING",
+    "trick_card_missing": "HAND_INCOMPLETE",
+}
+"""Gaps in the record (RULES.md section 7, "Gaps in the record"): a hand left out of the log
+(found on the next hand, whose score is then not checked), and a trick's last card left out of
+a hand that goes on (the seat's one unplayed card is taken from the deal).  Planted only when
+asked for (``kinds``), so a seed still gives the season it gave before they existed."""
+
+KINDS: dict[str, str] = {**PLAY_KINDS, **BID_KINDS, **RECORD_KINDS, **SCORE_KINDS, **END_KINDS, **GAP_KINDS}
 """Every kind of fault the simulator plants -> the code it is found under."""
 
 
@@ -201,6 +212,7 @@ __all__ = [
     "ALL_FORMATS",
     "BID_KINDS",
     "END_KINDS",
+    "GAP_KINDS",
     "InjectedFault",
     "KINDS",
     "PLAY_FORMATS",

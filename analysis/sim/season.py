@@ -55,6 +55,7 @@ from spadework.analysis.engine.findings import (
     DEALER_OUT_OF_ROTATION,
     GAME_RESULT_MISMATCH,
     HAND_INCOMPLETE,
+    HAND_MISSING,
     LEAD_NOT_TWO_OF_CLUBS,
     LEAD_OUT_OF_TURN,
     PLAYED_AFTER_GAME_END,
@@ -73,6 +74,7 @@ from spadework.analysis.sim.faults import (
     ALL_FORMATS,
     CSV_ONLY,
     END_KINDS,
+    GAP_KINDS,
     KINDS,
     PLAY_FORMATS,
     PLAY_KINDS,
@@ -167,12 +169,17 @@ class SimulatedGame:
     totals: tuple[int, int]
 
 
-def available_kinds(ruleset: Ruleset) -> tuple[str, ...]:
-    """The kinds of fault that can be planted under ``ruleset`` (in a fixed order)."""
+def available_kinds(ruleset: Ruleset, gaps: bool = False) -> tuple[str, ...]:
+    """The kinds of fault that can be planted under ``ruleset`` (in a fixed order); the gaps in
+    the record (:data:`~spadework.analysis.sim.faults.GAP_KINDS`) only with ``gaps``."""
     out = []
     for k in KINDS:
+        if k in GAP_KINDS and not gaps:
+            continue
         if k == "lead_not_two_of_clubs" and ruleset.first_lead != "two_of_clubs":
             continue
+        if k == "spade_led_first_trick" and ruleset.first_lead == "two_of_clubs":
+            continue  # the 2C holder leads trick 1: another card there is LEAD_NOT_TWO_OF_CLUBS
         if k == "spade_led_before_broken" and ruleset.spades_lead_any_time:
             continue
         if k == "blind_bid_not_allowed" and not _blind_can_be_wrong(ruleset):
@@ -269,25 +276,53 @@ class _Game:
         records: list[HandRecord] = []
         hand = 0
         frng = self.frng
+        dropped: int | None = None  # hand_missing: the hand left out of the log, found on the next one
         while hand < MAX_HANDS:
             hand += 1
             if frng is not None and frng.random() < self.fault_rate:
                 pending.append(self.kinds[frng.randrange(len(self.kinds))])
             elif frng is not None and "renege" in self.kinds and frng.random() < self.fault_rate * self._slip:
                 pending.append("renege")  # a careless player's slip: tables with careless players err more
+            same = list(app_tot) == list(truth.totals) and list(app_bags) == list(truth.bags)
             kind = None
-            for k in pending:
+            for k in pending if dropped is None else ():  # the hand after a dropped one stays clean
                 if k in SCORE_KINDS or k in END_KINDS:
                     continue
                 if k == "dealer_out_of_rotation" and fixed is None and hand == 1:
                     continue
+                if k == "hand_missing" and (hand == 1 or not same):
+                    continue  # a gap inside the game, while the log's score is the true one
+                if k == "hand_incomplete" and not same:
+                    continue  # its score is not checked and the game goes on from it: keep that the true one
                 kind = k
                 pending.remove(k)
                 break
-            rec, planted, used_dealer = self._hand(hand, dealer, kind, truth, app_tot, app_bags, pending)
+            if kind == "hand_missing":
+                # the hand is played and scored, then left out of the log
+                rec, _, used_dealer = self._hand(hand, dealer, None, truth, app_tot, app_bags, [])
+                records.append(rec)
+                dealer = fixed if fixed is not None else used_dealer.left
+                if truth.over:
+                    break  # no hand follows it: nothing to find the gap on
+                dropped = hand
+                continue
+            rec, planted, used_dealer = self._hand(
+                hand, dealer, kind, truth, app_tot, app_bags, pending if dropped is None else []
+            )
             if kind is not None and not planted:
                 pending.append(kind)
             records.append(rec)
+            if dropped is not None:
+                del records[-2]
+                self._add(
+                    [
+                        self._row(
+                            "hand_missing", HAND_MISSING, hand, f"hand {dropped} is not in the log"
+                        )
+                    ]
+                )
+                self.nfault += 1
+                dropped = None
             dealer = fixed if fixed is not None else used_dealer.left
             if truth.over:
                 break
@@ -452,6 +487,18 @@ class _Game:
                     )
                 )
                 planted = True
+        elif kind == "trick_card_missing":
+            n = frng.randrange(12)  # type: ignore[union-attr]  # tricks 1..12: a later trick is recorded
+            t = tricks[n]
+            seat, card = t.seats()[3], t.cards[3]
+            tricks[n] = Trick(t.leader, t.cards[:3], t.winner)
+            rows.append(
+                self._row(
+                    kind, HAND_INCOMPLETE, hand, f"{seat}'s {card} left out of trick {n + 1}",
+                    formats=PLAY_FORMATS, trick=n + 1, seat=seat,
+                )
+            )
+            planted = True
         elif kind == "hand_incomplete":
             m = 7 + frng.randrange(6)  # type: ignore[union-attr]
             tricks = tricks[:m]
@@ -487,21 +534,36 @@ class _Game:
             for k in pending:
                 if k in SCORE_KINDS:
                     new = self._score_fault(k, app, app_tot, app_bags)
-                    if new is not None:
-                        pending.remove(k)
-                        vals, detail = new
-                        for s in SIDES:
-                            for i, fld in enumerate(("points", "total", "bags")):
-                                if vals[s][i] != (app[s].points, app[s].total, app[s].bags)[i]:
-                                    rows.append(
-                                        self._row(
-                                            k, SCORE_MISMATCH, hand, f"{s} {fld} recorded {_int(vals[s][i])}, rules give "
-                                            f"{_int((app[s].points, app[s].total, app[s].bags)[i])}: {detail}",
-                                            side=s, field=fld,
-                                        )
+                    if new is None:
+                        continue
+                    new_vals, detail = new
+                    # a value is wrong only when the rules give it from neither the true score nor
+                    # the app's own (RULES.md section 5, "Checking recorded scores")
+                    found = []
+                    for s in SIDES:
+                        t, a = res[s], app[s]
+                        right = (
+                            (t.points, a.points),
+                            (t.total, app_tot[s] + t.points, app_tot[s] + a.points),
+                            (t.bags, a.bags),
+                        )
+                        for i, fld in enumerate(("points", "total", "bags")):
+                            v = new_vals[s][i]
+                            if v not in right[i]:
+                                found.append(
+                                    self._row(
+                                        k, SCORE_MISMATCH, hand, f"{s} {fld} recorded {_int(v)}, rules give "
+                                        f"{_int((t.points, t.total, t.bags)[i])}: {detail}",
+                                        side=s, field=fld,
                                     )
-                        self.nfault += 1
-                        break
+                                )
+                    if not found:
+                        continue  # the slip happens to be a right value here: not a fault
+                    pending.remove(k)
+                    vals = new_vals
+                    rows.extend(found)
+                    self.nfault += 1
+                    break
         (p0, t0, b0), (p1, t1, b1) = vals
         app_tot[0], app_tot[1] = t0, t1
         app_bags[0], app_bags[1] = b0, b1
@@ -722,7 +784,8 @@ class _Planter:
                 card = pick[self.rng.randrange(len(pick))]
                 got = (CARD_NOT_HELD, card, None, f"{seat} played {card}, already played earlier in the hand")
         elif kind in ("spade_led_first_trick", "spade_led_before_broken"):
-            if not trick and (n == 1 or not st.spades_broken):
+            two_clubs = n == 1 and self.rs.first_lead == "two_of_clubs" and "2C" in held
+            if not trick and (n == 1 or not st.spades_broken) and not two_clubs:
                 spades = [c for c in held if suits[c] == "S"]
                 if spades and len(spades) < len(held):
                     card = spades[-1]
@@ -885,6 +948,18 @@ def format_of(path: str | os.PathLike[str]) -> str:
     return fmt
 
 
+def _gaps_filled(rec: HandRecord, rs: Ruleset) -> HandRecord:
+    """``rec`` with a card left out of a trick (fault ``trick_card_missing``) put back as the replay
+    takes it from the deal: the table counted that trick, so the score sheet's tricks taken do."""
+    tricks = rec.tricks or ()
+    if all(len(t.cards) == 4 for t in tricks[:-1]):
+        return rec
+    from spadework.analysis.engine.replay import replay_hand
+
+    played = replay_hand(rec, rs).tricks
+    return replace(rec, tricks=tuple(Trick(t.leader, t.cards, t.winner) for t in played))
+
+
 def write_season(
     records: Iterable[HandRecord],
     path: str | os.PathLike[str],
@@ -921,7 +996,7 @@ def write_season(
                 rs = cache.get(key)
                 if rs is None:
                     rs = cache[key] = get_ruleset(r.rules)
-                yield score_sheet_record(r, rs)
+                yield score_sheet_record(_gaps_filled(r, rs), rs)
 
         records = sheet(records)
     p = os.fspath(path)

@@ -27,8 +27,9 @@ Run ``python tests/benchmarks/bench_validate.py [--hands N]`` (also the body of
      the Python ``apply_action`` loop;
 
 3. prints hands per second, peak RSS and the ratios (validate / floor, check vs OpenSpiel,
-   2 threads vs 1) and appends a section to ``tests/benchmarks/results.md`` with the
-   machine (cores, memory), date and N.
+   2 threads vs 1) and, with ``--record`` only, appends a section to the tracked
+   ``tests/benchmarks/results.md`` with the machine (cores, memory), date and N (record runs
+   made on a quiet machine; a trial run leaves the checkout as it was).
 
 :func:`run_benchmark` returns everything as a dict.
 """
@@ -635,7 +636,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ref-hands", type=int, default=DEFAULT_REF_HANDS, help="hands for the reference path (0 = skip)")
     p.add_argument("--memory-limit", default=DEFAULT_MEMORY_LIMIT, help="DuckDB memory_limit of the fast path")
     p.add_argument("--no-openspiel", action="store_true")
-    p.add_argument("--no-results", action="store_true", help="do not append to tests/benchmarks/results.md")
+    p.add_argument("--record", action="store_true", help="append the results to tests/benchmarks/results.md (tracked in git)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--stage", help=argparse.SUPPRESS)
     p.add_argument("--stage-args", help=argparse.SUPPRESS)
@@ -664,7 +665,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {k:<48} {v:10.2f}")
         for k, v in result["targets"].items():
             print(f"  target: {k:<48} {'met' if v else 'NOT met'}")
-    if not a.no_results:
+    if a.record:
         with open(RESULTS, "a", encoding="utf-8") as f:
             if RESULTS.stat().st_size == 0 if RESULTS.exists() else True:
                 f.write("# Benchmark results (appended by tests/benchmarks/bench_validate.py)\n\n")

@@ -9,6 +9,10 @@ and the measurements.
 - :func:`load_fast` (``spadework.analysis.engine.fast.load``): like ``spadework.parsers.db.load_files``.
 - :func:`check_fast` (``spadework.analysis.engine.fast.check``): like ``spadework.analysis.engine.checker.check_db``.
 - :func:`validate_fast`: both, returning ``(LoadSummary, CheckSummary)``.
+
+Like the reference, they keep :mod:`spadework.parsers.state` (``mark_loaded`` in each loading
+transaction, ``loaded_generation``/``mark_checked`` around the check), so ``report``, ``stats`` and
+the metrics know whether the derived tables answer for what is loaded.
 """
 
 from spadework.analysis.engine.fast.check import check_fast, sql_supports, validate_fast

@@ -48,6 +48,7 @@ import pyarrow as pa
 from spadework.analysis.engine.checker import CheckSummary, DerivedWriter, check_db, check_game, replace_derived_tables
 from spadework.analysis.engine.findings import ErrorPolicy
 from spadework.analysis.engine.rules import STANDARD, Ruleset, RulesError, get_ruleset, ruleset_name
+from spadework.parsers.state import loaded_generation, mark_checked
 
 TIMINGS: dict[str, float] | None = None
 """Set to a dict to collect seconds per step (wall clock)."""
@@ -634,6 +635,7 @@ def game_sql() -> str:
         " AND (bag_limit = 0 OR (ns_start_bags BETWEEN 0 AND bag_limit - 1 AND ew_start_bags BETWEEN 0 AND bag_limit - 1))))"
     )
     rot_ok = "(prev_hand IS NULL OR dealer = (prev_dealer + (hand - prev_hand)) % 4)"
+    gap_ok = "(prev_hand IS NULL OR hand = prev_hand + 1)"  # a missing hand is HAND_MISSING: the reference's
     # blind nil: allowed always, or to a side behind by bn_behind before the hand (recomputed totals)
     blind_ok = (
         "(bn_mode = 1 OR ((NOT (bb0 OR bb2) OR (ew_tot - ew_pts) - (ns_tot - ns_pts) >= bn_behind)"
@@ -643,7 +645,7 @@ def game_sql() -> str:
     return f"""
         SELECT *, {ends} AS ends,
             coalesce(hand_ok AND rkey IS NOT DISTINCT FROM game_rkey AND {rec_ok} AND {before_ok} AND {start_ok}
-                     AND {rot_ok} AND {blind_ok} AND {winner_ok}, false) AS row_ok
+                     AND {rot_ok} AND {gap_ok} AND {blind_ok} AND {winner_ok}, false) AS row_ok
         FROM ({totals})
     """
 
@@ -808,6 +810,7 @@ def check_fast(
     if workers is None:
         workers = int(_x(con, "misc", "SELECT current_setting('threads')")[0][0])
     summary = CheckSummary()
+    generation = loaded_generation(con)  # what the tables hold as the check starts
     w = con.cursor()  # writes and temp tables here; iter_records reads the loaded tables with its own cursors
     _x(w, "misc", "BEGIN TRANSACTION")
     try:
@@ -855,6 +858,7 @@ def check_fast(
         summary.hands = int(hands)
         for t in ("_fc_rules", "_fc_keys", "_fc_hand", "_fc_game_hand", "_fc_games"):
             _x(w, "misc", f"DROP TABLE IF EXISTS {t}")
+        mark_checked(w, generation)  # readers now trust the derived tables (spadework.parsers.state)
         _x(w, "misc", "COMMIT")
     except BaseException:
         _x(w, "misc", "ROLLBACK")

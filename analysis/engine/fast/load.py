@@ -47,6 +47,7 @@ from spadework.analysis.engine.fast.check import PACKED_DDL, packed_from_stage_s
 from spadework.parsers import formats
 from spadework.parsers.io import open_binary, strip_gz, walk
 from spadework.parsers.model import HandRecord, LoadError
+from spadework.parsers.state import mark_loaded
 
 # The Python loader's pieces we reuse so the rows are the same by construction.
 from spadework.parsers.db import (  # noqa: F401  (FileResult, LoadSummary re-exported for callers)
@@ -59,11 +60,17 @@ from spadework.parsers.db import (  # noqa: F401  (FileResult, LoadSummary re-ex
     _rejected,
     INT_MAX,
     INT_MIN,
+    BATCH_HANDS,
+    _Loader,
     _with_empty_check,
     load_items,
     log_files,
     out_of_range,
 )
+
+FAST_MIN_BYTES = 256 * 1024
+"""Smaller files go through the Python loader, batched across files: below about this size its
+per-file cost is lower than the fast path's (DuckDB statements, scratch files, threads per file)."""
 
 CHUNK_BYTES = 32 * 1024 * 1024
 """Bytes of whole lines handed to DuckDB at a time (memory stays flat in the file size)."""
@@ -843,6 +850,7 @@ def _load_jsonl_file(
     result = FileResult(source, "jsonl")
     _x(con, "misc", "BEGIN TRANSACTION")
     try:
+        mark_loaded(con)  # before any row of the file changes (the chunks commit on their own)
         _forget_packed(con, source)
         _forget_file(con, source)
         fs = _FileState(others=_x(con, "misc", "SELECT count(*) > 0 FROM hands")[0][0])
@@ -898,6 +906,7 @@ def _load_jsonl_file(
             result.warnings += r.warnings
         _x(con, "misc", "BEGIN TRANSACTION")
         try:
+            mark_loaded(con)
             _settle_file(con, path, source, result, fs)
             if result.hands + result.errors == 0:
                 _insert_python(con, _Batch(), [LoadError(source, 0, "the file holds no hands (it is empty or blank)", "")])
@@ -909,6 +918,7 @@ def _load_jsonl_file(
     except BaseException:
         chunks.close()
         _x(con, "misc", "BEGIN TRANSACTION")
+        mark_loaded(con)
         _forget_packed(con, source)
         _forget_file(con, source)
         _x(con, "misc", "COMMIT")
@@ -938,8 +948,9 @@ def load_fast(
 
     Same arguments, same result (:class:`spadework.parsers.db.LoadSummary`), same rows in every
     loaded table and in ``load_errors``/``load_warnings``.  ``.jsonl``/``.ndjson`` files
-    (optionally ``.gz``) take the fast path; every other file, and any fast-path file
-    that fails to read part way (a truncated ``.gz``), is loaded by the Python loader.
+    (optionally ``.gz``) of :data:`FAST_MIN_BYTES` or more take the fast path; every other file,
+    and any fast-path file that fails to read part way (a truncated ``.gz``), is loaded by the
+    Python loader, many files per batch.
     ``chunk_bytes``: bytes of lines parsed per DuckDB statement (memory is flat in the
     file size).  ``workers``: chunks loaded at once, each on its own connection (default:
     DuckDB's ``threads`` setting, at most 4).  Raises ``FileNotFoundError`` for a path that
@@ -952,6 +963,9 @@ def load_fast(
     counts and checksums of the loaded tables and ``fast_hands``.  ``check_fast`` uses
     ``fast_hands`` only while the checksums still match, so a database changed by anything
     else is checked from its tables.
+
+    Like every loader it records a new load generation (:func:`spadework.parsers.state.mark_loaded`)
+    in the first transaction of each file, so readers of the derived tables know a check is due.
     """
     summary = LoadSummary()
     paths = list(paths)
@@ -965,24 +979,41 @@ def load_fast(
     _x(con, "misc", f"CREATE TABLE IF NOT EXISTS {STATE_TABLE} (name VARCHAR, rows BIGINT, checksum HUGEINT)")
     _x(con, "misc", f"DELETE FROM {STATE_TABLE}")  # whatever it said no longer holds
     workdir = tempfile.mkdtemp(prefix="spadework-fast-", dir=_scratch_dir())
+    on_batch = bar.on_batch if bar else None
+    # small files and other formats: the Python loader, many files per batch (a thousand one-hand
+    # files cost about what one thousand-hand file does); their packed rows are made from the tables
+    python = _Loader(con, on_batch)
+    by_python: list[str] = []
+
+    def settle_python() -> None:
+        python.commit()
+        _forget_packed(con, by_python)  # their hands are packed from the tables at the end
+        by_python.clear()
+
     try:
         for path, source, file_fmt in log_files(paths, files, fmt, summary, bar):
-            on_batch = bar.on_batch if bar else None
             result = None
-            if file_fmt == "jsonl" and fast_format(path, file_fmt):
+            if file_fmt == "jsonl" and fast_format(path, file_fmt) and _size(path) >= FAST_MIN_BYTES:  # read per call (tests set 0)
+                settle_python()  # the files before it are written first, as one by one
                 try:
                     result = _load_jsonl_file(con, path, source, chunk_bytes, workdir, on_batch, workers, pack)
                 except (OSError, EOFError, FastLoadError):
                     result = None  # rolled back: the Python loader reads the file and says what is wrong
             if result is None:
                 items = _with_empty_check(formats.load(path, fmt=file_fmt, source=source), source)
-                result = load_items(con, items, source, file_fmt, on_batch)
-                _forget_packed(con, source)  # its hands are packed from the tables at the end
+                result = python.add_file(items, source, file_fmt)
+                by_python.append(source)
+                if python.written >= BATCH_HANDS:
+                    settle_python()
             summary.files.append(result)
             if bar:
                 bar.advance_file(source)
+        settle_python()
         if pack:
             _finish_packed(con, state)
+    except BaseException:
+        python.rollback()
+        raise
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
         if bar:
@@ -990,14 +1021,26 @@ def load_fast(
     return summary
 
 
-def _forget_packed(con, source: str) -> None:
-    """Drop the packed rows of the hands ``source`` holds (it is being loaded again, or was loaded by Python)."""
+def _forget_packed(con, source: str | list[str]) -> None:
+    """Drop the packed rows of the hands ``source`` holds (a file or a list of files: being loaded
+    again, or loaded by Python)."""
+    sources = [source] if isinstance(source, str) else list(source)
+    if not sources:
+        return
     _x(
         con,
         "misc",
-        f"DELETE FROM {PACKED_TABLE} WHERE (game_id, hand) IN (SELECT game_id, hand FROM hands WHERE source_file = $source)",
-        {"source": source},
+        f"DELETE FROM {PACKED_TABLE} WHERE (game_id, hand) IN "
+        "(SELECT game_id, hand FROM hands WHERE list_contains($sources, source_file))",
+        {"sources": sources},
     )
+
+
+def _size(path: str | os.PathLike[str]) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
 
 
 def _finish_packed(con, state: bool) -> None:

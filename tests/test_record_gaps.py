@@ -1,0 +1,268 @@
+"""Gaps in the record (RULES.md section 7, "Gaps in the record"; issue 11 item 2): a trick missing a card
+before the hand's last recorded trick, a hand missing inside a game, a trick recorded with 5 cards.  Each
+gives one finding that names the gap, never findings that only follow from it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from spadework.analysis.engine import findings as F
+from spadework.analysis.engine.checker import check_game, check_records
+from spadework.analysis.engine.replay import replay_hand
+from spadework.analysis.engine.rules import STANDARD
+from spadework.parsers import jsonl
+from spadework.parsers.model import HandRecord, LoadError, Trick
+from spadework.parsers.seats import SEATS, Side
+from test_checker import sheet
+from test_replay import record
+
+N, E, S, W = SEATS
+
+# record() plays DEAL (test_replay) with the lowest legal card: N E S W take 4 1 8 0 tricks.
+#  trick 5: S leads KD, W 6D, N 5D, E ruffs with 6S (E wins)
+#  trick 6: E leads 7S, S 8S, W 2S, N 4S (S wins)
+#  trick 12: S leads QS, W TD, N KC, E 8C
+FULL = record()
+TAKEN = replay_hand(FULL, STANDARD).taken
+
+
+def drop_last_card(rec: HandRecord, n: int, keep: int = 3) -> HandRecord:
+    """``rec`` with trick ``n`` (1..13) cut to its first ``keep`` cards."""
+    tricks = list(rec.tricks)
+    t = tricks[n - 1]
+    tricks[n - 1] = Trick(t.leader, t.cards[:keep])
+    return replace(rec, tricks=tuple(tricks))
+
+
+def places(fs):
+    return [f.place for f in fs]
+
+
+# --- a card missing from a trick before the last recorded one ---------------------------------------
+
+
+def test_a_missing_card_is_taken_from_the_deal_and_the_trick_replayed():
+    # N's 4S is missing from trick 6; without it N would still "hold" it in trick 12 (a false renege)
+    for taken in (TAKEN, None):
+        bad = replace(drop_last_card(FULL, 6), taken=taken)
+        rp = replay_hand(bad, STANDARD)
+        [f] = rp.findings
+        assert f.place == (F.HAND_INCOMPLETE, 1, 6, N, None)
+        assert f.message == (
+            "hand 1, trick 6: N has no card recorded in this trick, though the hand goes on to trick 13; "
+            "N's one card never played in the hand, 4S, is taken as its play there"
+        )
+        assert rp.tricks[5].cards == ("7S", "8S", "2S", "4S") and rp.tricks[5].winner == S
+        assert rp.taken == TAKEN and rp.taken_for_score == TAKEN
+
+
+def test_two_missing_cards_of_one_trick_are_both_taken_from_the_deal():
+    bad = drop_last_card(FULL, 6, keep=2)
+    [f] = replay_hand(bad, STANDARD).findings
+    assert f.place == (F.HAND_INCOMPLETE, 1, 6, W, None)
+    assert f.message == (
+        "hand 1, trick 6: W and N have no card recorded in this trick, though the hand goes on to trick 13; "
+        "the one card each never played in the hand (W 2S, N 4S) is taken as its play there"
+    )
+
+
+def test_a_missing_card_without_a_deal_leaves_the_trick_without_a_winner():
+    for taken in (TAKEN, None):
+        bad = replace(drop_last_card(FULL, 6), deal=None, taken=taken)
+        rp = replay_hand(bad, STANDARD)
+        [f] = rp.findings
+        assert f.place == (F.HAND_INCOMPLETE, 1, 6, N, None)
+        assert f.message.startswith(
+            "hand 1, trick 6: N has no card recorded in this trick, though the hand goes on to trick 13; "
+            "the trick has no winner"
+        )
+        assert rp.tricks[5].winner is None
+        assert rp.taken_for_score == (TAKEN if taken is not None else rp.taken)
+        assert rp.score_known is (taken is not None)
+
+
+def test_no_renege_or_lead_finding_rests_only_on_the_unknown_card():
+    # the hand stops after trick 12, so N (4S and AC never played) and E (6S and JD) have no single
+    # card to take: the missing card stays unknown.
+    short = replace(FULL, tricks=FULL.tricks[:12], taken=TAKEN)
+    # N: a renege in trick 12 (KC on QS) would rest only on the 4S missing from trick 6
+    [f] = replay_hand(drop_last_card(short, 6), STANDARD).findings
+    assert f.place == (F.HAND_INCOMPLETE, 1, 6, N, None)
+    assert "the trick has no winner and the next trick's leader is not checked" in f.message
+    # E: the 6S missing from trick 5 may have broken spades (no SPADE_LED_BEFORE_BROKEN on E's 7S lead in
+    # trick 6), and E's reneges in tricks 7, 8 and 12 would rest only on it
+    [f] = replay_hand(drop_last_card(short, 5), STANDARD).findings
+    assert f.place == (F.HAND_INCOMPLETE, 1, 5, E, None)
+
+
+def test_a_renege_proven_by_another_card_is_still_found_after_a_gap():
+    # E does not follow to N's 4D lead in trick 4 while holding 3D, which E plays later
+    rec = record(["5H", "4H", "7H", "2H", "TH", "3H", "9H", "8H", "JH", "6H", "AH", "QH", "4D", "4C"])
+    assert [f.place for f in replay_hand(rec, STANDARD).findings] == [(F.RENEGE, 1, 4, E, "4C")]
+    # trick 2 loses E's 3H: E still has 3D, played later, so the renege in trick 4 is proven
+    gap = drop_last_card(replace(rec, tricks=rec.tricks[:12]), 2)
+    got = places(replay_hand(gap, STANDARD).findings)
+    assert (F.RENEGE, 1, 4, E, "4C") in got
+
+
+def test_the_last_recorded_trick_short_is_not_a_gap():
+    bad = drop_last_card(FULL, 13)
+    [f] = replay_hand(bad, STANDARD).findings
+    assert f.place == (F.HAND_INCOMPLETE, 1, None, None, None)
+    assert f.message == "hand 1: trick 13 has fewer than 4 cards, and no tricks-taken record; scored on the tricks played"
+    assert replay_hand(replace(bad, taken=TAKEN), STANDARD).findings == []
+
+
+def _scored(rec, h, totals, dealer=None):
+    """``rec`` as hand ``h`` of a game, recording the given score (NS, EW) as (points, total, bags)."""
+    from spadework.parsers.model import SideScore
+
+    return replace(rec, hand=h, dealer=dealer or rec.dealer,
+                   score=tuple(SideScore(*v) for v in totals))
+
+
+def test_a_gap_with_no_taken_leaves_the_hands_score_unchecked():
+    # hand 1 misses E's 6S in trick 5 and stops after trick 12 (no single card to take, no taken);
+    # its recorded score (whatever the log says: here the full hand's) is not checked and the game goes
+    # on from it; hand 2 is a score sheet that follows on.
+    h1 = drop_last_card(replace(FULL, tricks=FULL.tricks[:12]), 5)
+    # N 4 + S 4: NS contract 8, took 12 -> 84, 4 bags; EW 4 bid (E 2, W 2) took 1: -40
+    h1 = _scored(h1, 1, [(84, 84, 4), (-40, -40, 0)])
+    h2 = sheet(2, "N", "E 2, S 3, W 3, N 3", (4, 2, 4, 3), {"NS": (62, 146, 6), "EW": (50, 10, 0)})
+    gc = check_game([h1, h2])
+    assert [(f.code, f.hand, f.trick) for f in gc.findings] == [
+        (F.HAND_INCOMPLETE, 1, 5),
+        (F.HAND_INCOMPLETE, 1, None),
+    ]
+    assert "the hand's recorded score is not checked" in gc.findings[0].message
+    ns1 = [r for r in gc.hand_scores if r["hand"] == 1 and r["side"] == "NS"][0]
+    assert (ns1["total"], ns1["bags"]) == (84, 4)  # the true state goes on from the recorded score
+    assert gc.totals == (146, 10)
+
+
+# --- a hand missing inside a game ---------------------------------------------------------------------
+
+
+def _four_hands():
+    # every hand: NS bid 6, take 8 (62, 2 bags); EW bid 5, take 5 (50)
+    return [
+        sheet(1, "N", "E 2, S 3, W 3, N 3", (4, 2, 4, 3), {"NS": (62, 62, 2), "EW": (50, 50, 0)}),
+        sheet(2, "E", "S 3, W 3, N 3, E 2", (4, 2, 4, 3), {"NS": (62, 124, 4), "EW": (50, 100, 0)}),
+        sheet(3, "S", "W 3, N 3, E 2, S 3", (4, 2, 4, 3), {"NS": (62, 186, 6), "EW": (50, 150, 0)}),
+        sheet(4, "W", "N 3, E 2, S 3, W 3", (4, 2, 4, 3), {"NS": (62, 248, 8), "EW": (50, 200, 0)}),
+        sheet(5, "N", "E 2, S 3, W 3, N 3", (4, 2, 4, 3), {"NS": (-38, 210, 0), "EW": (50, 250, 0)}),
+    ]
+
+
+def test_a_missing_hand_is_one_finding_on_the_next_hand():
+    hands = _four_hands()
+    assert check_game(hands).findings == []
+    del hands[2]
+    gc = check_game(hands)
+    [f] = gc.findings
+    assert f.place == (F.HAND_MISSING, 4, None, None, None)
+    assert f.message == (
+        "hand 4: hand 3 is missing (not in the log, or rejected when it was read); "
+        "hand 4's recorded score is not checked, and the game goes on from it"
+    )
+    assert gc.totals == (210, 250)
+    ns4 = [r for r in gc.hand_scores if r["hand"] == 4 and r["side"] == "NS"][0]
+    assert (ns4["total"], ns4["bags"]) == (248, 8)
+
+
+def test_the_result_after_a_missing_hand_comes_from_the_recorded_totals():
+    # from 350-350: hand 1 NS 412, EW 400; hand 2 (missing) takes EW to 480; hand 3: EW 530 and win.
+    # Without hand 2 the recomputed totals would be 474-450 (no winner yet)
+    hands = [
+        sheet(1, "N", "E 2, S 3, W 3, N 3", (4, 2, 4, 3), {"NS": (62, 412, 2), "EW": (50, 400, 0)},
+              score_before=(350, 350), bags_before=(0, 0)),
+        sheet(3, "S", "W 3, N 3, E 2, S 3", (4, 2, 4, 3), {"NS": (62, 484, 5), "EW": (50, 530, 0)}, winner=Side.EW),
+    ]
+    gc = check_game(hands)
+    assert [(f.code, f.hand) for f in gc.findings] == [(F.HAND_MISSING, 3)]
+    assert gc.winner == Side.EW and gc.totals == (484, 530) and gc.ended_at_hand == 3
+
+
+def test_a_missing_hand_with_a_score_before_is_checked_from_it():
+    hands = _four_hands()
+    del hands[2]
+    hands[2] = replace(hands[2], score_before=(186, 150), bags_before=(6, 0))
+    gc = check_game(hands)
+    [f] = gc.findings
+    assert f.message == "hand 4: hand 3 is missing (not in the log, or rejected when it was read); the game goes on from hand 4's recorded score before it"
+    # a wrong value of that hand is still found
+    sc = list(hands[2].score)
+    sc[1] = replace(sc[1], points=60)
+    hands[2] = replace(hands[2], score=tuple(sc))
+    got = [(f.code, f.hand, f.field) for f in check_game(hands).findings]
+    assert got == [(F.HAND_MISSING, 4, None), (F.SCORE_MISMATCH, 4, "points")]
+
+
+def test_several_missing_hands_are_named_together():
+    hands = _four_hands()
+    del hands[1:3]
+    [f] = check_game(hands).findings
+    assert f.place == (F.HAND_MISSING, 4, None, None, None)
+    assert f.message.startswith("hand 4: hands 2 and 3 are missing")
+    hands = [hands[0], sheet(7, "S", "W 3, N 3, E 2, S 3", (4, 2, 4, 3), {"NS": (62, 400, 2)})]
+    [f] = check_game(hands).findings
+    assert f.message.startswith("hand 7: hands 2 to 6 are missing")
+
+
+def test_a_blind_nil_after_a_missing_hand_uses_the_score_the_log_shows():
+    # hand 2 is missing; at hand 3 NS bid blind nil.  The recorded totals say NS are 141 behind, which
+    # the recomputed chain (without hand 2) cannot know: no BLIND_BID_NOT_ALLOWED
+    hands = [
+        sheet(1, "N", "E 3, S 3, W 3, N 3", (3, 3, 3, 4), {"NS": (60, 60, 0), "EW": (61, 61, 1)}),
+        # the log: NS -10, EW 200 before hand 3 (its recorded totals less its recorded points)
+        sheet(3, "S", "W 4, N bn, E 4, S 3", (0, 5, 4, 4), {"NS": (231, 221, 1), "EW": (81, 281, 2)}),
+    ]
+    got = [f.code for f in check_game(hands).findings]
+    assert got == [F.HAND_MISSING]
+
+
+def test_a_trick_of_five_cards_does_not_cost_the_rest_of_the_game_its_checks():
+    hands = _four_hands()
+    objs = [jsonl.record_to_obj(h) for h in hands]
+    import orjson
+
+    # a played hand 2 with a fifth card in trick 5: the record is rejected when it is read
+    played = jsonl.record_to_obj(replace(FULL, hand=2, dealer=E, game_id="g"))
+    played["tricks"][4]["cards"].append("9C")
+    objs[1] = {**played, "score": objs[1]["score"], "taken": objs[1]["taken"]}
+    text = "\n".join(orjson.dumps(o).decode() for o in objs)
+    items = list(jsonl.loads(text))
+    assert [type(i) for i in items] == [HandRecord, LoadError, HandRecord, HandRecord, HandRecord]
+    summary = check_records([i for i in items if isinstance(i, HandRecord)])
+    assert [(f.code, f.hand) for f in summary.findings] == [(F.HAND_MISSING, 3)]
+
+
+def test_the_fast_path_sends_a_game_with_a_missing_hand_to_the_reference():
+    # a game recording no score: only the gap in its hand numbers tells (HAND_MISSING)
+    from spadework.analysis.engine.checker import check_db
+    from spadework.analysis.engine.fast import check_fast
+    from spadework.analysis.sim.season import iter_season
+    from spadework.parsers.db import connect, load_items
+
+    [game] = list(iter_season(4, 1, 3))
+    recs = [replace(r, score=None, winner=None) for r in game.records[:6]]
+    del recs[3]
+    dbs = []
+    for check in (check_db, check_fast):
+        con = connect(None)
+        load_items(con, iter(recs), "mem")
+        summary = check(con) if check is check_db else check(con, workers=1)
+        dbs.append(([f.to_row() for f in summary.findings], con.execute("SELECT * FROM games").fetchall()))
+    assert dbs[0] == dbs[1]
+    assert [(r["code"], r["hand"]) for r in dbs[0][0]] == [(F.HAND_MISSING, 5)]
+
+
+def test_a_score_sheet_made_from_a_log_with_a_gap_counts_the_card_taken_from_the_deal():
+    # the converter takes tricks taken from the replay, which fills the gap (it used to count only
+    # complete tricks, so the sheet said S took 7 and checking it gave a false TRICKS_TAKEN_MISMATCH)
+    from spadework.analysis.convert import score_sheet_record
+
+    bad = replace(drop_last_card(FULL, 6), taken=None)
+    sheet_rec = score_sheet_record(bad)
+    assert sheet_rec.taken == TAKEN
+    assert check_records([replace(sheet_rec, tricks=None)]).findings == []
