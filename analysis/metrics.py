@@ -52,6 +52,7 @@ RULES.md sections 3 (bidding), 4 (play) and 5 (scoring) define the terms.
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -71,7 +72,19 @@ SITUATION_MARGIN = 100
 """Points of margin at the start of a hand that make a side ``behind`` (<= -100) or ``ahead`` (>= 100)."""
 
 DECKS: dict[str, Deck] = {"standard": STANDARD_DECK, "barmore": JOKER_DECK, "nyc": NYC_DECK}
-"""The deck each preset plays with (a ruleset with another preset name plays the standard deck here)."""
+"""Decks by their key in ``sw_cards`` (:func:`deck_key`): the three preset decks, and every other deck a
+loaded ruleset plays with (its own removed cards, extra cards or trump order), added by :func:`prepare`."""
+
+
+def deck_key(deck: Deck) -> str:
+    """The key of ``deck`` in ``sw_cards`` and ``RuleFacts.deck``: the preset's name for the standard,
+    barmore and nyc decks, else ``custom:`` and a digest of its cards and trump order (so a custom
+    ruleset with jokers reads BJ and LJ as trumps, as its deck says; RULES.md section 2)."""
+    for name, known in DECKS.items():
+        if not name.startswith("custom:") and known.cards == deck.cards and known.trump_order == deck.trump_order:
+            return name
+    text = ",".join(deck.cards) + "|" + ",".join(deck.trump_order)
+    return "custom:" + hashlib.sha1(text.encode()).hexdigest()[:12]
 
 RANK_CLASSES = ("high", "middle", "low")
 """Lead profile rank classes: ``high`` = A K Q (and trumps above the ace of spades: jokers, nyc's 2D
@@ -226,7 +239,8 @@ def _iso(value: Any) -> str:
 class RuleFacts:
     """What the metrics need to know about one ``hands.rules`` text (RULES.md section 5 options).
 
-    ``ruleset``: the preset name; ``deck``: the preset whose deck is used to read card play;
+    ``ruleset``: the preset name; ``deck``: the key (:func:`deck_key`) of the ruleset's own deck, used to
+    read card play (``sw_cards``);
     ``nil_allowed``; ``blind_nil``: ``"never"``, ``"always"`` or ``"behind"`` (allowed to a side behind
     by at least ``behind_by`` points); ``bag_limit``/``bag_penalty`` (default 10 / 100).
     """
@@ -267,13 +281,20 @@ def rule_facts(rules: str | Mapping[str, Any] | None) -> RuleFacts:
         blind_nil, behind_by = "behind", int(rs.blind_nil["behind_by"])  # type: ignore[index]
     return RuleFacts(
         ruleset=rs.preset,
-        deck=rs.preset if rs.preset in DECKS else "standard",
+        deck=_known_deck(rs.deck),
         nil_allowed=rs.nil,
         blind_nil=blind_nil,
         behind_by=behind_by,
         bag_limit=rs.bag_limit,
         bag_penalty=rs.bag_penalty or 100,
     )
+
+
+def _known_deck(deck: Deck) -> str:
+    """The key of ``deck``, which is added to :data:`DECKS`."""
+    key = deck_key(deck)
+    DECKS.setdefault(key, deck)
+    return key
 
 
 def rank_class(card: str, deck: Deck) -> str:
@@ -308,16 +329,25 @@ def _values(rows: Iterable[Sequence[Any]]) -> str:
     return ", ".join("(" + ", ".join(_sql_str(v) for v in row) + ")" for row in rows)
 
 
+def _cards_sql(decks: Mapping[str, Deck]) -> str:
+    """``sw_cards``: every card code read with each deck (its suit, trump or not, power, rank class)."""
+    cards = _values(
+        (name, card, deck.suit(card), deck.is_spade(card), deck.power(card), rank_class(card, deck), card in deck)
+        for name, deck in decks.items()
+        for card in STANDARD_CARDS + JOKERS
+    )
+    return (
+        "CREATE OR REPLACE TEMP TABLE sw_cards AS SELECT * FROM (VALUES "
+        + cards
+        + ") t(deck, card, suit, is_trump, power, rank_class, in_deck)"
+    )
+
+
 def _static_tables_sql() -> list[str]:
     seats = _values(
         (str(s), int(s), str(s.side), str(s.partner), str(s.left), str(s.right), str(s.side.other)) for s in SEATS
     )
     positions = _values((str(d), str(s), d.left.steps_to(s) + 1) for d in SEATS for s in SEATS)
-    cards = _values(
-        (name, card, deck.suit(card), deck.is_spade(card), deck.power(card), rank_class(card, deck), card in deck)
-        for name, deck in DECKS.items()
-        for card in STANDARD_CARDS + JOKERS
-    )
     return [
         "CREATE OR REPLACE TEMP TABLE sw_seats AS SELECT * FROM (VALUES "
         + seats
@@ -325,9 +355,6 @@ def _static_tables_sql() -> list[str]:
         "CREATE OR REPLACE TEMP TABLE sw_positions AS SELECT * FROM (VALUES "
         + positions
         + ") t(dealer, seat, position)",
-        "CREATE OR REPLACE TEMP TABLE sw_cards AS SELECT * FROM (VALUES "
-        + cards
-        + ") t(deck, card, suit, is_trump, power, rank_class, in_deck)",
     ]
 
 
@@ -656,14 +683,20 @@ def prepare(con) -> None:
             con.execute(f"CREATE TEMP TABLE {name} ({ddl})")
         elif real and "temp" in where:
             con.execute(f"DROP TABLE temp.main.{name}")
-    if "sw_cards" not in existing:
+    if "sw_seats" not in existing:
         for sql in _static_tables_sql():
             con.execute(sql)
     rules = [r[0] for r in con.execute("SELECT DISTINCT rules FROM hands").fetchall()]
     rows = []
+    decks = {name: DECKS[name] for name in ("standard", "barmore", "nyc")}
     for text in rules:
         f = rule_facts(text)
+        decks[f.deck] = DECKS[f.deck]
         rows.append((text, f.ruleset, f.deck, f.nil_allowed, f.blind_nil, f.behind_by, f.bag_limit, f.bag_penalty))
+    if "sw_cards" not in existing or set(decks) != {
+        r[0] for r in con.execute("SELECT DISTINCT deck FROM sw_cards").fetchall()
+    }:
+        con.execute(_cards_sql(decks))
     cols = "rules, ruleset, deck, nil_allowed, blind_nil, behind_by, bag_limit, bag_penalty"
     if rows:
         con.execute(f"CREATE OR REPLACE TEMP TABLE sw_rules AS SELECT * FROM (VALUES {_values(rows)}) t({cols})")
@@ -1231,6 +1264,7 @@ def summary(con) -> dict[str, int]:
 
 __all__ = [
     "DECKS",
+    "deck_key",
     "Filters",
     "GROUP_KEYS",
     "Metric",

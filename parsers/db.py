@@ -836,7 +836,7 @@ def _id_sql(codes_sql: str, col: str, sql_type: str = "INTEGER") -> str:
 def _convert_plain_sql(con: duckdb.DuckDBPyConnection) -> None:
     """Write ``hand_records`` and ``checked_tricks`` from the renamed plain tables in SQL (packed as
     :data:`spadework.parsers.schema.PACKING` says)."""
-    from spadework.parsers.encoding import CARD_SQL, FACE_SUIT_SQL, SEAT_SQL, SIDE_SQL
+    from spadework.parsers.encoding import CARD_SQL, PLAY_SUIT_SQL, SEAT_SQL, SIDE_SQL
 
     p = _PLAIN
     card, seat = _id_sql(CARD_SQL, "card"), _id_sql(SEAT_SQL, "seat")
@@ -960,13 +960,13 @@ def _convert(con: duckdb.DuckDBPyConnection, rows: list[dict[str, Any]] | None) 
 def _convert_plain_tricks(con: duckdb.DuckDBPyConnection, strict: bool = False) -> None:
     """``checked_tricks`` from the plain ``tricks`` table; unless ``strict``, a code that is not a seat
     or suit is kept as none (the SQL conversion is then checked against the plain rows)."""
-    from spadework.parsers.encoding import FACE_SUIT_SQL, SEAT_SQL
+    from spadework.parsers.encoding import PLAY_SUIT_SQL, SEAT_SQL
 
     leader = _id_sql(SEAT_SQL, "leader") if strict else f"coalesce({_id_sql(SEAT_SQL, 'leader')}, 0)"
     con.execute(f"""
         INSERT INTO checked_tricks
         SELECT game_id, hand, list(CAST({leader} + coalesce({_id_sql(SEAT_SQL, "winner")}, {NO_WINNER}) * 4
-                                        + coalesce({_id_sql(FACE_SUIT_SQL, "led_suit")}, 7) * 32
+                                        + coalesce({_id_sql(PLAY_SUIT_SQL, "led_suit")}, 7) * 32
                                         + CAST(coalesce(spades_broken, false) AS INTEGER) * 256 + trick * 512 AS USMALLINT) ORDER BY trick)
         FROM {_PLAIN}tricks GROUP BY ALL ORDER BY game_id, hand""")
 

@@ -16,12 +16,16 @@ Seats and sides
     :class:`~spadework.parsers.seats.Side` as integers.  ``NO_SEAT`` (255) marks "none".
 Suits
     Suit ids ``S`` 0, ``H`` 1, ``D`` 2, ``C`` 3 (``SUIT_CODES``); a card's *playing* suit depends
-    on the deck (jokers and nyc's 2D play as spades).
+    on the deck (jokers and nyc's 2D play as spades).  A joker outside a deck's trump order
+    (e.g. a BJ played under ``standard``) plays as its printed suit ``J``: ``JOKER_SUIT_ID`` 4
+    (``PLAY_SUIT_CODES`` = ``SHDCJ``), exactly as :meth:`~spadework.parsers.cards.Deck.suit` says.
 Decks (RULES.md section 2)
     :func:`deck_arrays` turns a :class:`~spadework.parsers.cards.Deck` into the arrays a kernel
     needs: per card id its playing suit (``-1`` for a card outside the deck) and its power
     (orders cards within the suit they play as; every trump above every non-trump), plus the
-    deck's bit mask.
+    deck's bit mask; ``play_suit``/``play_power`` cover every card id, inside the deck or not,
+    as the reference replay plays a card the deck does not have (RULES.md section 7,
+    ``DEAL_INVALID``: the card still counts).
 """
 
 from __future__ import annotations
@@ -46,10 +50,10 @@ SUIT_CODES: str = SUITS
 """Suit letters in id order: S 0, H 1, D 2, C 3."""
 SUIT_ID: dict[str, int] = {s: i for i, s in enumerate(SUIT_CODES)}
 SPADE_ID = SUIT_ID["S"]
-FACE_SUIT_CODES: str = SUITS + JOKER_SUIT
-"""The suit letters a trick's led suit can take, in id order: ``SUIT_CODES`` then ``J`` (4), the
-"suit" of a joker in a deck without jokers (stored ``tricks.led_suit`` ids use these)."""
-NO_SUIT = 255
+PLAY_SUIT_CODES: str = SUITS + JOKER_SUIT
+"""Playing-suit letters in id order: the four suits, then ``J`` (4) for a joker outside the trump order
+(stored ``tricks.led_suit`` ids use these)."""
+JOKER_SUIT_ID = PLAY_SUIT_CODES.index(JOKER_SUIT)
 
 SEAT_CODES: tuple[str, ...] = tuple(str(s) for s in SEATS)
 """Seat letters in id order (``int(Seat)``)."""
@@ -64,7 +68,7 @@ CODE_TABLE = np.array([c.encode() for c in CARD_CODES], dtype="S2")
 def sql_list(codes) -> str:
     """A DuckDB list literal of ``codes`` (``['AS', 'KS', ...]``): indexed with ``id + 1`` it turns an
     id column back into its codes in SQL (the views of the stored tables do this); an id of
-    ``NO_CARD``/``NO_SEAT``/``NO_SUIT`` (255) indexes past the end and gives NULL."""
+    ``NO_CARD``/``NO_SEAT`` (255) indexes past the end and gives NULL."""
     return "[" + ", ".join("'" + c + "'" for c in codes) + "]"
 
 
@@ -74,8 +78,8 @@ SEAT_SQL = sql_list(SEAT_CODES)
 """``SEAT_SQL[id + 1]`` in SQL is the seat's letter."""
 SIDE_SQL = sql_list(SIDE_CODES)
 """``SIDE_SQL[id + 1]`` in SQL is the side's name."""
-FACE_SUIT_SQL = sql_list(FACE_SUIT_CODES)
-"""``FACE_SUIT_SQL[id + 1]`` in SQL is the suit letter (``J`` for 4)."""
+PLAY_SUIT_SQL = sql_list(PLAY_SUIT_CODES)
+"""``PLAY_SUIT_SQL[id + 1]`` in SQL is the playing suit's letter (``J`` for 4)."""
 
 
 def card_ids(cards) -> np.ndarray:
@@ -103,7 +107,12 @@ class DeckArrays:
     ``suit``: ``int8[54]``, each card's playing suit id, ``-1`` outside the deck;
     ``power``: ``int16[54]``, larger wins within a playing suit; every trump's power is above
     every non-trump's (so ``power`` alone decides a trick once the led suit is known);
-    ``mask``: the deck's cards as a bit mask; ``size``: cards in the deck.
+    ``mask``: the deck's cards as a bit mask; ``size``: cards in the deck;
+    ``play_suit``: ``int8[54]``, the suit *every* card id plays as here (``0..3``, or
+    ``JOKER_SUIT_ID`` 4 for a joker outside the trump order), cards outside the deck included;
+    ``play_power``: ``int16[54]``, ``Deck.power`` of every card id (+1000 for a trump), so
+    the winner of any recorded trick is the first card of the highest ``play_power`` among the
+    trumps and the cards of the suit led (``Deck.winner_index``).
     """
 
     name: str
@@ -111,6 +120,8 @@ class DeckArrays:
     power: np.ndarray
     mask: int
     size: int
+    play_suit: np.ndarray
+    play_power: np.ndarray
 
 
 @lru_cache(maxsize=64)
@@ -122,7 +133,11 @@ def deck_arrays(deck: Deck) -> DeckArrays:
         i = CARD_ID[code]
         suit[i] = SUIT_ID[deck.suit(code)]
         power[i] = deck.power(code) + (1000 if deck.is_spade(code) else 0)
-    return DeckArrays(deck.name, suit, power, card_mask(deck.cards), len(deck.cards))
+    play_suit = np.array([PLAY_SUIT_CODES.index(deck.suit(c)) for c in CARD_CODES], dtype=np.int8)
+    play_power = np.array(
+        [deck.power(c) + (1000 if deck.is_spade(c) else 0) for c in CARD_CODES], dtype=np.int16
+    )
+    return DeckArrays(deck.name, suit, power, card_mask(deck.cards), len(deck.cards), play_suit, play_power)
 
 
 __all__ = [
@@ -130,13 +145,13 @@ __all__ = [
     "CARD_ID",
     "CARD_SQL",
     "CODE_TABLE",
-    "FACE_SUIT_CODES",
-    "FACE_SUIT_SQL",
     "DeckArrays",
+    "JOKER_SUIT_ID",
     "NO_CARD",
     "NO_SEAT",
-    "NO_SUIT",
     "N_CARDS",
+    "PLAY_SUIT_CODES",
+    "PLAY_SUIT_SQL",
     "SEAT_CODES",
     "SEAT_SQL",
     "SIDE_SQL",

@@ -22,7 +22,7 @@ as written.  The logical keys are documented on each table and kept by the loade
 
 from __future__ import annotations
 
-from spadework.parsers.encoding import CARD_SQL, FACE_SUIT_SQL, SEAT_SQL, SIDE_SQL
+from spadework.parsers.encoding import CARD_SQL, PLAY_SUIT_SQL, SEAT_SQL, SIDE_SQL
 
 LOADED_TABLES: dict[str, str] = {
     # key: game_id, hand
@@ -259,7 +259,7 @@ low bits as card ids without a copy).  Ids are those of spadework.parsers.encodi
   ``leader | winner << 2 | trick << 5`` with winner 4 when none is recorded; NULL when no tricks.
 - ``checked_tricks.tricks`` (USMALLINT, one per replayed trick, in order):
   ``leader | winner << 2 | led_suit << 5 | spades_broken << 8 | trick << 9`` with winner 4 when the
-  trick is incomplete and led_suit 7 when none (led_suit ids: encoding.FACE_SUIT_CODES).
+  trick is incomplete and led_suit 7 when none (led_suit ids: encoding.PLAY_SUIT_CODES).
 """
 
 NO_WINNER = 4
@@ -334,7 +334,7 @@ VIEWS: dict[str, str] = {
     ),
     "tricks": f"""
         SELECT game_id, hand, CAST(x >> 9 AS INTEGER) AS trick, {SEAT_SQL}[(x & 3) + 1] AS leader,
-               {FACE_SUIT_SQL}[((x >> 5) & 7) + 1] AS led_suit, {SEAT_SQL}[((x >> 2) & 7) + 1] AS winner,
+               {PLAY_SUIT_SQL}[((x >> 5) & 7) + 1] AS led_suit, {SEAT_SQL}[((x >> 2) & 7) + 1] AS winner,
                ((x >> 8) & 1) = 1 AS spades_broken
         FROM (SELECT game_id, hand, unnest(tricks) AS x FROM checked_tricks)""",
 }

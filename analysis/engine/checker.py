@@ -347,6 +347,114 @@ def _score_rows(gid: str, h: int, res: tuple[SideResult, SideResult], scoring: s
     return rows
 
 
+class GameRun:
+    """The check of one game, hand after hand: the state between hands and :meth:`check_hand`.
+
+    :func:`check_game` runs every hand through it.  It is also the per-hand entry point of the
+    compiled core (:mod:`spadework.analysis.engine.compiled`), which sets the state before a hand
+    with findings (``chain``/``pchain`` totals, bags and end, ``scores`` for the log's own state,
+    ``prev``, ``index``, ``ended_at_hand``) from the values it computed, and has only that hand
+    re-checked here to write the findings' messages.
+    """
+
+    def __init__(self, gid: str, rs: Ruleset, findings: list[Finding], start_totals: Any, start_bags: Any) -> None:
+        self.gid = gid
+        self.rs = rs
+        self.findings = findings
+        self.chain = ScoreChain(rs, start_totals, start_bags)
+        self.pchain = ScoreChain(rs, start_totals, start_bags) if rs.renege_penalty_tricks > 0 else None
+        self.scores = _ScoreChecker(gid, rs, findings, start_totals, start_bags)
+        self.ended_at_hand: int | None = None
+        self.prev: HandRecord | None = None
+        self.index = 0
+
+    @property
+    def official(self) -> ScoreChain:
+        """The chain the game goes by (after the renege penalty when the ruleset has one)."""
+        return self.pchain if self.pchain is not None else self.chain
+
+    def check_hand(self, rec: HandRecord) -> HandCheck:
+        """Check the next hand ``rec``: its findings go to ``findings``; returns its :class:`HandCheck`."""
+        gid, rs, findings = self.gid, self.rs, self.findings
+        chain, pchain, official, scores, prev = self.chain, self.pchain, self.official, self.scores, self.prev
+        fixed = rs.fixed_dealer
+        h = rec.hand
+        # a hand missing before this one (RULES.md section 7, "Gaps in the record")
+        missing = list(range(prev.hand + 1, h)) if prev is not None else []
+        if missing:
+            findings.append(_missing_finding(gid, rec, missing))
+            if rec.score_before is not None:
+                for c in (chain, pchain):
+                    if c is not None:
+                        c.restart(rec.score_before, rec.bags_before)
+                scores.restart(official.totals, official.bags)
+        # its recorded score is checked unless the state before it or its tricks are unknown
+        check_score = not missing or rec.score_before is not None
+        # dealer
+        if fixed is not None:
+            if rec.dealer != fixed:
+                findings.append(_dealer_finding(gid, rec, fixed, f"the {rs.preset} rules have {fixed} deal every hand"))
+        elif prev is not None and h > prev.hand:
+            expected = prev.dealer.after(h - prev.hand)
+            if rec.dealer != expected:
+                gap = "" if h - prev.hand == 1 else f" and {h - prev.hand - 1} hand(s) unrecorded in between"
+                findings.append(
+                    _dealer_finding(gid, rec, expected, f"hand {prev.hand} was dealt by {prev.dealer}{gap}")
+                )
+        # after the end
+        if official.over:
+            assert official.winner is not None and official.final_totals is not None
+            ft = official.final_totals
+            findings.append(
+                Finding(
+                    code=PLAYED_AFTER_GAME_END,
+                    game_id=gid,
+                    hand=h,
+                    message=f"{where(h)}: played after the game ended at hand {self.ended_at_hand} "
+                    f"({official.winner} won, NS {_int(ft[0])} EW {_int(ft[1])})",
+                )
+            )
+        totals_before = official.totals
+        bags_before = official.bags
+        bid_totals = totals_before if check_score else _recorded_before(rec)
+        replay = replay_hand(
+            rec,
+            rs,
+            score_before=None if bid_totals is None else (_int(bid_totals[0]), _int(bid_totals[1])),
+            scores_known=bid_totals is not None,
+            policy=findings.policy,
+        )
+        findings.extend(replay.findings)
+        if not replay.score_known:
+            check_score = False
+        # a hand whose score is not checked: the true state goes on from its recorded total and bags
+        go_on: dict[str, Any] = {}
+        if not check_score and rec.score is not None:
+            go_on = {
+                "totals_after": tuple(rec.score[s].total for s in SIDES),
+                "bags_after": tuple(rec.score[s].bags for s in SIDES),
+            }
+        as_played = chain.add(replay.bids, replay.taken_for_score, **go_on)
+        after = None
+        if pchain is not None:
+            taken_p = apply_renege_penalty(replay.taken_for_score, replay.bids, replay.reneges, rs.renege_penalty_tricks)
+            after = pchain.add(replay.bids, taken_p, **go_on)
+        hc = HandCheck(rec, replay, as_played, after)
+        if official.over and self.ended_at_hand is None:
+            self.ended_at_hand = h
+        scores.check(
+            rec, hc, totals_before, bags_before, first=self.index == 0, check_before=not missing, check_score=check_score
+        )
+        if not check_score:
+            scores.restart(official.totals, official.bags)
+        # recorded winner
+        if rec.winner is not None:
+            _check_winner(gid, rec, official, self.ended_at_hand, rs, findings)
+        self.prev = rec
+        self.index += 1
+        return hc
+
+
 def check_game(
     records: Iterable[HandRecord],
     ruleset_override: Any = None,
@@ -408,94 +516,15 @@ def check_game(
 
     # --- the chains
     first = recs[0]
-    start_totals = first.score_before or (0, 0)
-    start_bags = first.bags_before or (0, 0)
-    chain = ScoreChain(rs, start_totals, start_bags)
-    pchain = ScoreChain(rs, start_totals, start_bags) if rs.renege_penalty_tricks > 0 else None
-    official = pchain if pchain is not None else chain
-    scores = _ScoreChecker(gid, rs, findings, start_totals, start_bags)
-
+    run = GameRun(gid, rs, findings, first.score_before or (0, 0), first.bags_before or (0, 0))
     hands: list[HandCheck] = []
     trick_rows: list[dict[str, Any]] = []
     score_rows: list[dict[str, Any]] = []
-    ended_at_hand: int | None = None
-    prev: HandRecord | None = None
-    fixed = rs.fixed_dealer
-    for i, rec in enumerate(recs):
-        h = rec.hand
-        # a hand missing before this one (RULES.md section 7, "Gaps in the record")
-        missing = list(range(prev.hand + 1, h)) if prev is not None else []
-        if missing:
-            findings.append(_missing_finding(gid, rec, missing))
-            if rec.score_before is not None:
-                for c in (chain, pchain):
-                    if c is not None:
-                        c.restart(rec.score_before, rec.bags_before)
-                scores.restart(official.totals, official.bags)
-        # its recorded score is checked unless the state before it or its tricks are unknown
-        check_score = not missing or rec.score_before is not None
-        # dealer
-        if fixed is not None:
-            if rec.dealer != fixed:
-                findings.append(_dealer_finding(gid, rec, fixed, f"the {rs.preset} rules have {fixed} deal every hand"))
-        elif prev is not None and h > prev.hand:
-            expected = prev.dealer.after(h - prev.hand)
-            if rec.dealer != expected:
-                gap = "" if h - prev.hand == 1 else f" and {h - prev.hand - 1} hand(s) unrecorded in between"
-                findings.append(
-                    _dealer_finding(gid, rec, expected, f"hand {prev.hand} was dealt by {prev.dealer}{gap}")
-                )
-        # after the end
-        if official.over:
-            assert official.winner is not None and official.final_totals is not None
-            ft = official.final_totals
-            findings.append(
-                Finding(
-                    code=PLAYED_AFTER_GAME_END,
-                    game_id=gid,
-                    hand=h,
-                    message=f"{where(h)}: played after the game ended at hand {ended_at_hand} "
-                    f"({official.winner} won, NS {_int(ft[0])} EW {_int(ft[1])})",
-                )
-            )
-        totals_before = official.totals
-        bags_before = official.bags
-        bid_totals = totals_before if check_score else _recorded_before(rec)
-        replay = replay_hand(
-            rec,
-            rs,
-            score_before=None if bid_totals is None else (_int(bid_totals[0]), _int(bid_totals[1])),
-            scores_known=bid_totals is not None,
-            policy=findings.policy,
-        )
-        findings.extend(replay.findings)
-        if not replay.score_known:
-            check_score = False
-        # a hand whose score is not checked: the true state goes on from its recorded total and bags
-        go_on: dict[str, Any] = {}
-        if not check_score and rec.score is not None:
-            go_on = {
-                "totals_after": tuple(rec.score[s].total for s in SIDES),
-                "bags_after": tuple(rec.score[s].bags for s in SIDES),
-            }
-        as_played = chain.add(replay.bids, replay.taken_for_score, **go_on)
-        after = None
-        if pchain is not None:
-            taken_p = apply_renege_penalty(replay.taken_for_score, replay.bids, replay.reneges, rs.renege_penalty_tricks)
-            after = pchain.add(replay.bids, taken_p, **go_on)
-        hc = HandCheck(rec, replay, as_played, after)
+    for rec in recs:
+        hc = run.check_hand(rec)
         hands.append(hc)
-        if official.over and ended_at_hand is None:
-            ended_at_hand = h
-        scores.check(
-            rec, hc, totals_before, bags_before, first=i == 0, check_before=not missing, check_score=check_score
-        )
-        if not check_score:
-            scores.restart(official.totals, official.bags)
-        # recorded winner
-        if rec.winner is not None:
-            _check_winner(gid, rec, official, ended_at_hand, rs, findings)
-        for t in replay.tricks:
+        h = rec.hand
+        for t in hc.replay.tricks:
             trick_rows.append(
                 {
                     "game_id": gid,
@@ -507,10 +536,10 @@ def check_game(
                     "spades_broken": t.spades_broken,
                 }
             )
-        score_rows.extend(_score_rows(gid, h, as_played, AS_PLAYED))
-        if after is not None:
-            score_rows.extend(_score_rows(gid, h, after, AFTER_PENALTY))
-        prev = rec
+        score_rows.extend(_score_rows(gid, h, hc.as_played, AS_PLAYED))
+        if hc.after_penalty is not None:
+            score_rows.extend(_score_rows(gid, h, hc.after_penalty, AFTER_PENALTY))
+    official, ended_at_hand = run.official, run.ended_at_hand
 
     totals = official.result_totals()
     totals_i = (_int(totals[0]), _int(totals[1]))
@@ -853,6 +882,7 @@ __all__ = [
     "CheckSummary",
     "DerivedWriter",
     "GameCheck",
+    "GameRun",
     "HandCheck",
     "check_db",
     "check_game",

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from spadework.parsers.encoding import FACE_SUIT_CODES, SEAT_CODES
+from spadework.parsers.encoding import PLAY_SUIT_CODES, SEAT_CODES
 from spadework.parsers.schema import (
     ALL_TABLES,
     DERIVED_TABLES,
@@ -42,7 +42,7 @@ DERIVED_SCHEMAS: dict[str, pa.Schema] = {t: arrow_schema(ddl) for t, ddl in DERI
 """Arrow schemas of the tables a check writes (``tricks`` as its view's rows, ``checked_tricks`` stored)."""
 
 _SEAT_ID = {c: i for i, c in enumerate(SEAT_CODES)}
-_SUIT_ID = {c: i for i, c in enumerate(FACE_SUIT_CODES)}
+_SUIT_ID = {c: i for i, c in enumerate(PLAY_SUIT_CODES)}
 
 
 def derived_tables(con) -> tuple[str, ...]:
