@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -117,3 +118,383 @@ __all__ = [
     "list_column",
     "reset_derived",
 ]
+
+
+# --- stored rows -> packed hands (the Arrow bridge) -------------------------------------------------
+
+import numba as nb  # noqa: E402
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _fill_lists(perm, has_deal, deal_off, deal_val, play_off, play_val, trk_off, trk_val, bid_off, bid_seat, bid_value,
+                bid_nil, bid_blind, deal, deal_len, n_tricks, trick_leader, trick_len, trick_cards, trick_winner, n_bids,
+                p_bid_seat, p_bid_value, p_bid_nil, p_bid_blind, p_bid_whole, overflow):  # fmt: skip
+    """Unpack the stored lists (schema.PACKING) of table rows ``perm[j]`` into packed row ``j``."""
+    for j in range(len(perm)):
+        i = perm[j]
+        if has_deal[i]:
+            for k in range(deal_off[i], deal_off[i + 1]):
+                x = deal_val[k]
+                s = (x >> 6) & 3
+                n = deal_len[j, s]
+                if n >= 16:
+                    overflow[j] = True
+                    continue
+                deal[j, s, n] = x & 63
+                deal_len[j, s] = n + 1
+        nt = trk_off[i + 1] - trk_off[i]
+        if nt > 13:
+            overflow[j] = True
+            nt = 13
+        n_tricks[j] = nt
+        for t in range(nt):
+            x = trk_val[trk_off[i] + t]
+            trick_leader[j, t] = x & 3
+            w = (x >> 2) & 7
+            trick_winner[j, t] = 255 if w == 4 else w
+        for k in range(play_off[i], play_off[i + 1]):
+            x = play_val[k]
+            t = (x >> 11) - 1
+            o = ((x >> 8) & 7) - 1
+            if t >= 13 or o >= 4:
+                overflow[j] = True
+                continue
+            trick_cards[j, t, o] = x & 63
+            if trick_len[j, t] < o + 1:
+                trick_len[j, t] = o + 1
+        nb_ = bid_off[i + 1] - bid_off[i]
+        if nb_ > 8:
+            overflow[j] = True
+            nb_ = 8
+        n_bids[j] = nb_
+        for b in range(nb_):
+            k = bid_off[i] + b
+            v = bid_value[k]
+            p_bid_seat[j, b] = bid_seat[k]
+            if not (abs(v) <= 1e6):  # also NaN
+                overflow[j] = True
+                v = 0.0
+            p_bid_value[j, b] = v
+            p_bid_nil[j, b] = bid_nil[k]
+            p_bid_blind[j, b] = bid_blind[k]
+            p_bid_whole[j, b] = v == np.floor(v) and 1 <= v <= 13
+
+
+def _list_parts(arr: pa.ChunkedArray | pa.Array, dtype) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets int64[n+1], flat values) of a list column (nulls have no values)."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    offsets = arr.offsets.to_numpy().astype(np.int64)
+    values = arr.values.to_numpy(zero_copy_only=False)
+    if values.dtype != dtype:
+        values = values.astype(dtype)
+    return offsets, values
+
+
+def _ints(table: pa.Table, name: str, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(int32 values with NOT_RECORDED for null, whether a recorded value is NOT_RECORDED itself) of ``rows``."""
+    from spadework.analysis.engine.packed import NOT_RECORDED
+
+    col = table.column(name)
+    vals = pc.fill_null(col, NOT_RECORDED).to_numpy().astype(np.int32)[rows]
+    valid = pc.is_valid(col).to_numpy(zero_copy_only=False)[rows]
+    return vals, valid & (vals == NOT_RECORDED)
+
+
+def _bools(table: pa.Table, name: str) -> np.ndarray:
+    return pc.fill_null(table.column(name), False).to_numpy(zero_copy_only=False).astype(bool)
+
+
+import pyarrow.compute as pc  # noqa: E402
+
+
+class PackedPart:
+    """Stored rows of whole games packed for the core: ``hands`` (:class:`~spadework.analysis.engine.packed.PackedHands`),
+    ``rulesets`` (its ruleset table), ``rows`` (int64[N]: the table row of each packed row) and the
+    Arrow ``table`` itself (for the records of the few hands the reference re-checks)."""
+
+    def __init__(self, hands, rulesets, rows: np.ndarray, table: pa.Table) -> None:
+        self.hands = hands
+        self.rulesets = rulesets
+        self.rows = rows
+        self.table = table
+
+    def records(self, packed_rows) -> list:
+        """The :class:`~spadework.parsers.model.HandRecord` of packed rows (in that order)."""
+        from spadework.parsers.db import record_from_row
+
+        out = []
+        cache: dict[int, Any] = {}
+        for j in np.asarray(packed_rows, dtype=np.int64).tolist():
+            i = int(self.rows[j])
+            if i not in cache:
+                cache[i] = record_from_row(self.table.slice(i, 1).to_pylist()[0])
+            out.append(cache[i])
+        return out
+
+
+def pack_table(table: pa.Table, rules: Any = None) -> PackedPart:
+    """Pack stored ``hand_records`` rows (an Arrow table with its columns; whole games, any order) for
+    the compiled core: the same arrays :func:`~spadework.analysis.engine.packed.pack_records` gives for
+    the records of those rows (``tests/test_storage.py`` checks it), in game order (games by first
+    appearance), each game's hands by hand number.  ``rules``: an override for every game (the
+    CLI's ``--rules``).  Raises :class:`~spadework.analysis.engine.rules.RulesError` for bad ``rules``.
+    """
+    import orjson
+
+    from spadework.analysis.engine.packed import PackedHands, game_ruleset, pack_rulesets
+    from spadework.analysis.engine.rules import get_ruleset
+
+    override = get_ruleset(rules) if rules is not None else None
+    n = table.num_rows
+    gid = table.column("game_id").combine_chunks() if n else pa.array([], pa.string())
+    enc = gid.dictionary_encode() if n else None
+    names = enc.dictionary.to_numpy(zero_copy_only=False) if n else np.zeros(0, object)
+    rank = np.empty(len(names), np.int64)
+    rank[np.argsort(names, kind="stable")] = np.arange(len(names))  # games in game_id order (as iter_records)
+    codes = rank[enc.indices.to_numpy()] if n else np.zeros(0, np.int64)
+    hand = table.column("hand").to_numpy().astype(np.int64) if n else np.zeros(0, np.int64)
+    # hands of a game consecutive and by hand number; usually already so (a log is written game by game)
+    dc, dh = np.diff(codes), np.diff(hand)
+    grouped = bool(np.all((dc > 0) | ((dc == 0) & (dh > 0))))
+    rows = np.arange(n, dtype=np.int64) if grouped else np.lexsort((hand, codes)).astype(np.int64)
+    c = codes[rows]
+    starts = np.flatnonzero(np.concatenate(([True], c[1:] != c[:-1]))) if n else np.zeros(0, np.int64)
+    g = len(starts)
+    p = PackedHands.empty(n, g)
+    p.game_start[:g] = starts
+    p.game_start[g] = n
+    if n:
+        p.game_ids[:] = np.sort(names)[c[starts]]
+    # rulesets: each distinct (text, is_object) once
+    rules_key = pc.binary_join_element_wise(
+        table.column("rules"), pc.cast(pc.cast(table.column("rules_is_object"), pa.int8()), pa.string()), "\x00"
+    ) if n else pa.array([], pa.string())
+    renc = pc.dictionary_encode(rules_key).combine_chunks() if n else None
+    rcode = renc.indices.to_numpy().astype(np.int64)[rows] if n else np.zeros(0, np.int64)
+    specs = []
+    for text in (renc.dictionary.to_pylist() if n else []):
+        value, obj = text.rsplit("\x00", 1)
+        specs.append(orjson.loads(value) if obj == "1" else value)
+    table_rs: list = []
+    index: dict = {}
+    for k in range(g):
+        a, b = int(starts[k]), int(p.game_start[k + 1])
+        first = rcode[a]
+        values = [specs[first]] + ([specs[x] for x in np.unique(rcode[a:b]) if x != first] if b - a > 1 else [])
+        rs, flag = game_ruleset(values, override)
+        if rs not in index:
+            index[rs] = len(table_rs)
+            table_rs.append(rs)
+        p.game_ruleset[k] = index[rs]
+        p.game_rules_flag[k] = flag
+    if n:
+        p.hand_no[:] = hand[rows].astype(np.int32)
+        p.dealer[:] = table.column("dealer").to_numpy()[rows]
+        has_deal = _bools(table, "has_deal")
+        p.has_deal[:] = has_deal[rows]
+        w = pc.fill_null(table.column("winner"), 255).to_numpy()
+        p.winner[:] = w[rows]
+        overflow = np.zeros(n, bool)
+        taken_any = np.zeros(n, bool)
+        for s, name in enumerate(("taken_n", "taken_e", "taken_s", "taken_w")):
+            p.taken[:, s], bad = _ints(table, name, rows)
+            overflow |= bad
+            taken_any |= pc.is_valid(table.column(name)).to_numpy(zero_copy_only=False)[rows]
+        p.has_taken[:] = taken_any
+        for arr, names in (
+            (p.score_points, ("points_ns", "points_ew")),
+            (p.score_total, ("total_ns", "total_ew")),
+            (p.score_bags, ("bags_ns", "bags_ew")),
+            (p.score_before, ("score_before_ns", "score_before_ew")),
+            (p.bags_before, ("bags_before_ns", "bags_before_ew")),
+        ):
+            for side, name in enumerate(names):
+                arr[:, side], bad = _ints(table, name, rows)
+                overflow |= bad
+        d_off, d_val = _list_parts(table.column("deal"), np.uint32)
+        p_off, p_val = _list_parts(table.column("play"), np.uint16)
+        t_off, t_val = _list_parts(table.column("tricks"), np.uint16)
+        b_off, b_seat = _list_parts(table.column("bid_seats"), np.uint8)
+        _, b_value = _list_parts(table.column("bid_values"), np.float64)
+        _, b_nil = _list_parts(table.column("bid_nils"), np.bool_)
+        _, b_blind = _list_parts(table.column("bid_blinds"), np.bool_)
+        _fill_lists(
+            rows, has_deal, d_off, d_val, p_off, p_val, t_off, t_val, b_off, b_seat, b_value, b_nil, b_blind,
+            p.deal, p.deal_len, p.n_tricks, p.trick_leader, p.trick_len, p.trick_cards, p.trick_winner, p.n_bids,
+            p.bid_seat, p.bid_value, p.bid_nil, p.bid_blind, p.bid_whole, overflow,
+        )  # fmt: skip
+        p.overflow[:] = overflow
+    return PackedPart(p, pack_rulesets(table_rs), rows, table)
+
+
+# --- a partition of whole games -> the derived tables (pure: a Dask worker can run it) -------------
+
+INT32_MAX = 2**31 - 1
+
+
+@dataclass
+class PartResult:
+    """What :func:`check_part` gives for a partition of whole games.
+
+    ``tables``: the rows to insert, as Arrow tables by table name (``checked_tricks``,
+    ``hand_scores``, ``violations``, ``games``; columns of ``STORED_TABLES``/``DERIVED_TABLES``);
+    ``findings``: ``(game_id, findings)`` of each game with findings, in game_id order;
+    ``games``/``hands``: counts; ``reference_games``: games the reference checked whole.
+    """
+
+    tables: dict[str, pa.Table]
+    findings: list[tuple[str, list]]
+    games: int
+    hands: int
+    reference_games: int = 0
+
+
+def _big_games(p, o) -> np.ndarray:
+    """bool[G]: games whose recomputed numbers leave the tables' 32 bits (the reference then writes
+    them, and fails exactly as it does)."""
+    n = p.n_hands
+    if n == 0:
+        return np.zeros(p.n_games, bool)
+    big = np.zeros(n, bool)
+    for a in (o.hs_contract, o.hs_points, o.hs_total):
+        big |= (np.abs(np.rint(a)) > INT32_MAX).reshape(n, -1).any(axis=1)
+    for a in (o.hs_tricks, o.hs_bags_hand, o.hs_penalty, o.hs_nil, o.hs_bags):
+        big |= (np.abs(a) > INT32_MAX).reshape(n, -1).any(axis=1)
+    per_game = np.maximum.reduceat(big.astype(np.int8), p.game_start[:-1]).astype(bool)
+    per_game |= (np.abs(np.rint(o.g_total)) > INT32_MAX).any(axis=1)
+    return per_game
+
+
+def _ranges(start: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offs = np.repeat(np.cumsum(lens) - lens, lens)
+    return np.repeat(start, lens) + np.arange(total, dtype=np.int64) - offs
+
+
+def _compiled_tables(part: PackedPart, result, games: np.ndarray) -> dict[str, pa.Table]:
+    """The derived rows of ``games`` (checked by the core) as Arrow tables, straight from its arrays."""
+    from spadework.analysis.engine import kernels as K
+    from spadework.analysis.engine.checker import AFTER_PENALTY, AS_PLAYED
+
+    p, o = part.hands, result.out
+    gid = pa.array(p.game_ids.tolist(), pa.string())
+    start, stop = p.game_start[games], p.game_start[games + 1]
+    lens = stop - start
+    hands = _ranges(start, lens)
+    hand_game = np.repeat(games, lens)
+    # checked_tricks: one row per hand with tricks, one packed value per trick (schema.PACKING)
+    nt = p.n_tricks[hands].astype(np.int64)
+    th = hands[nt > 0]
+    ntt = nt[nt > 0]
+    t = np.arange(13)
+    mask = t[None, :] < ntt[:, None]
+    w = o.t_winner[th].astype(np.uint16)
+    led = o.t_led[th].astype(np.int16)
+    packed = (
+        o.t_leader[th].astype(np.uint16)
+        | np.where(w == 255, 4, w).astype(np.uint16) << 2
+        | np.where(led < 0, 7, led).astype(np.uint16) << 5
+        | o.t_broken[th].astype(np.uint16) << 8
+        | (t[None, :] + 1).astype(np.uint16) << 9
+    )
+    tricks = pa.table(
+        {
+            "game_id": gid.take(pa.array(np.repeat(games, lens)[nt > 0])),
+            "hand": pa.array(p.hand_no[th]),
+            "tricks": list_column(packed[mask], ntt, pa.uint16()),
+        },
+        schema=CHECKED_TRICKS_SCHEMA,
+    )
+    # hand_scores: two rows per hand, four under a renege penalty
+    pen = np.array([rs.renege_penalty_tricks > 0 for rs in part.rulesets.rulesets], dtype=bool)
+    per_hand = np.where(pen[p.game_ruleset[hand_game]], 4, 2) if len(hands) else np.zeros(0, np.int64)
+    sh = np.repeat(hands, per_hand)
+    j = _ranges(np.zeros(len(hands), dtype=np.int64), per_hand)
+    k, sd = j // 2, j % 2
+    i32 = lambda a: pa.array(np.asarray(a).astype(np.int32))  # noqa: E731
+    scores = pa.table(
+        {
+            "game_id": gid.take(pa.array(np.repeat(hand_game, per_hand))),
+            "hand": pa.array(p.hand_no[sh]),
+            "side": pa.array(["NS", "EW"]).take(pa.array(sd)),
+            "contract": i32(np.rint(o.hs_contract[sh, k, sd])),
+            "tricks": i32(o.hs_tricks[sh, k, sd]),
+            "made": pa.array(o.hs_made[sh, k, sd]),
+            "bags_this_hand": i32(o.hs_bags_hand[sh, k, sd]),
+            "bag_penalty": i32(o.hs_penalty[sh, k, sd]),
+            "nil_points": i32(o.hs_nil[sh, k, sd]),
+            "points": i32(np.rint(o.hs_points[sh, k, sd])),
+            "total": i32(np.rint(o.hs_total[sh, k, sd])),
+            "bags": i32(o.hs_bags[sh, k, sd]),
+            "scoring": pa.array([AS_PLAYED, AFTER_PENALTY]).take(pa.array(k)),
+        },
+        schema=DERIVED_SCHEMAS["hand_scores"],
+    )
+    ended = o.g_ended[games]
+    gw = o.g_winner[games]
+    names = pa.array(list(part.rulesets.names), pa.string())
+    games_t = pa.table(
+        {
+            "game_id": gid.take(pa.array(games)),
+            "rules": names.take(pa.array(p.game_ruleset[games])),
+            "hands": i32(lens),
+            "total_ns": i32(np.rint(o.g_total[games, 0])),
+            "total_ew": i32(np.rint(o.g_total[games, 1])),
+            "winner": pa.array(["NS", "EW", None]).take(pa.array(np.where(gw == 255, 2, gw))),
+            "ended_at_hand": pa.array(ended.astype(np.int32), mask=ended == K.NO_HAND),
+        },
+        schema=DERIVED_SCHEMAS["games"],
+    )
+    return {CHECKED_TRICKS: tricks, "hand_scores": scores, "games": games_t}
+
+
+def check_part(table: pa.Table, rules: Any = None) -> PartResult:
+    """Check a partition of whole games given as stored rows (an Arrow table with the columns of
+    ``hand_records``) with the compiled core, and give the rows of the derived tables.
+
+    Pure (no database): what a worker of a cluster runs on its partition, writing
+    :attr:`PartResult.tables` as Parquet parts.  The rows and findings are the reference's
+    (:func:`~spadework.analysis.engine.checker.check_game` of the same records): the core computes
+    every number; the few hands with findings are re-checked by the reference for the message text;
+    games the core leaves to the reference (rules findings, hands beyond the packed layout,
+    numbers beyond 32 bits) are checked whole by it.  Raises
+    :class:`~spadework.analysis.engine.rules.RulesError` for bad ``rules``.
+    """
+    from spadework.analysis.engine import compiled
+    from spadework.analysis.engine.checker import DerivedWriter, check_game
+
+    part = pack_table(table, rules)
+    p = part.hands
+    result = compiled.check_packed(p, part.rulesets)
+    o = result.out
+    ref = result.reference_mask | _big_games(p, o)
+    ref_games = np.flatnonzero(ref)
+    core_games = np.flatnonzero(~ref)
+    tables = _compiled_tables(part, result, core_games)
+    flagged = core_games[o.g_nfind[core_games] > 0]
+    found = compiled.findings(result, part.records, flagged)
+    by_game: dict[int, list] = {int(g): f for g, f in found.items() if f}
+    if len(ref_games):
+        writer = DerivedWriter(None)
+        for g in ref_games.tolist():
+            a, b = int(p.game_start[g]), int(p.game_start[g + 1])
+            gc = check_game(part.records(np.arange(a, b)), rules)
+            writer.add(gc)
+            if gc.findings:
+                by_game[g] = gc.findings
+        buf = writer.buffers
+        extra = {
+            CHECKED_TRICKS: checked_tricks_table(buf["tricks"]),
+            "hand_scores": pa.table(buf["hand_scores"], schema=writer.schemas["hand_scores"]),
+            "games": pa.table(buf["games"], schema=writer.schemas["games"]),
+        }
+        tables = {k: pa.concat_tables([tables[k], extra[k]]) for k in tables}
+    order = sorted(by_game, key=lambda g: p.game_ids[g])
+    findings = [(str(p.game_ids[g]), by_game[g]) for g in order]
+    rows = [f.to_row() for _, fs in findings for f in fs]
+    schema = DERIVED_SCHEMAS["violations"]
+    tables["violations"] = pa.table({c: [r[c] for r in rows] for c in schema.names}, schema=schema)
+    return PartResult(tables, findings, p.n_games, p.n_hands, len(ref_games))
