@@ -38,6 +38,11 @@ def _summary(s) -> tuple:
     return ([(f.source_file, f.format, f.hands, f.errors, f.warnings) for f in s.files], list(s.skipped))
 
 
+@pytest.fixture(autouse=True)
+def _fast_path_for_small_files(monkeypatch):
+    monkeypatch.setattr(fast_load, "FAST_MIN_BYTES", 0)  # the test files are small
+
+
 def assert_same_load(paths, **kw) -> tuple:
     """Load ``paths`` both ways into fresh databases; the stored rows must be the same."""
     ref, fast = connect(None), connect(None)

@@ -185,10 +185,19 @@ def memory_bytes(text: str) -> int | None:
     return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
 
 
+class MemoryLimitError(ValueError):
+    """A memory limit that is not a size, is under 128MB, or that DuckDB refuses: ``limit`` as given
+    and ``reason``, a sentence."""
+
+    def __init__(self, limit: str, reason: str) -> None:
+        self.limit, self.reason = limit, reason
+        super().__init__(f"memory limit {limit!r}: {reason}")
+
+
 def limit_memory(con, limit: str | None, engine: Engine) -> None:
     """Set DuckDB's memory limit to ``limit`` (default: the engine's own, if any), spilling to a
-    private temporary folder removed at exit.  Raises ``ValueError`` with a sentence for a size that
-    is not one or is under 128MB, or that DuckDB refuses."""
+    private temporary folder removed at exit.  Raises :class:`MemoryLimitError` (a ``ValueError``)
+    for a size that is not one or is under 128MB, or that DuckDB refuses."""
     import atexit
     import shutil
     import tempfile
@@ -201,13 +210,13 @@ def limit_memory(con, limit: str | None, engine: Engine) -> None:
         return
     size = memory_bytes(limit)
     if size is None:
-        raise ValueError(f"memory limit {limit!r}: give a size such as 448MB, 2GB or 1.5GiB")
+        raise MemoryLimitError(limit, "give a size such as 448MB, 2GB or 1.5GiB")
     if size < MIN_MEMORY_LIMIT:
-        raise ValueError(f"memory limit {limit!r}: DuckDB needs at least 128MB to load and check logs")
+        raise MemoryLimitError(limit, "DuckDB needs at least 128MB to load and check logs")
     try:
         con.execute("SET memory_limit = ?", [limit]).fetchall()
     except duckdb.Error as exc:
-        raise ValueError(f"memory limit {limit!r}: {exc}") from None
+        raise MemoryLimitError(limit, str(exc)) from None
     spill = tempfile.mkdtemp(prefix="spadework-spill-")
     atexit.register(shutil.rmtree, spill, True)
     con.execute("SET temp_directory = ?", [spill]).fetchall()
@@ -299,6 +308,7 @@ __all__ = [
     "CompiledEngine",
     "ENGINES",
     "Engine",
+    "MemoryLimitError",
     "NAMES",
     "REFERENCE",
     "ReferenceEngine",
