@@ -64,6 +64,19 @@ HAND_RECORDS_SCHEMA = arrow_schema(STORED_TABLES[HAND_RECORDS])
 """The Arrow schema of a batch of ``hand_records`` rows (what every loader inserts)."""
 
 
+def ensure_storage(con: duckdb.DuckDBPyConnection) -> None:
+    """Make sure the database keeps the stored layout before anything writes to it: a database in the
+    plain layout is converted (:func:`convert_plain`), missing tables and views are created.
+    Every loader calls it (a connection made with ``duckdb.connect`` is welcome too)."""
+    layout = storage_layout(con)
+    if layout == "plain":
+        convert_plain(con)
+    if layout != "stored" or con.execute(
+        "SELECT count(*) FROM duckdb_views() WHERE database_name = current_database() AND view_name = 'plays'"
+    ).fetchall()[0][0] == 0:
+        create_storage(con)
+
+
 def connect(path: str | os.PathLike[str] | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """Open (or create) a spadework database and make sure every table and view exists.
 
@@ -74,9 +87,7 @@ def connect(path: str | os.PathLike[str] | None = None, read_only: bool = False)
     target = ":memory:" if path is None else os.fspath(path)
     con = duckdb.connect(target, read_only=read_only)
     if not read_only:
-        if storage_layout(con) == "plain":
-            convert_plain(con)
-        create_storage(con)
+        ensure_storage(con)
     return con
 
 
@@ -325,6 +336,7 @@ class _Loader:
 
     def _begin(self) -> None:
         if not self.in_transaction:
+            ensure_storage(self.con)
             self.con.execute("BEGIN TRANSACTION")
             self.in_transaction = True
             mark_loaded(self.con)

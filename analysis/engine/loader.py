@@ -46,6 +46,7 @@ from spadework.parsers.db import (
     _Progress,
     _rejected,
     _with_empty_check,
+    ensure_storage,
     load_items,
     log_files,
     out_of_range,
@@ -418,6 +419,7 @@ def _settle_file(con, path: str | os.PathLike[str], source: str, result: FileRes
 def _load_jsonl_file(con, path, source: str, chunk_bytes: int, on_batch: Callable[[int, int], None] | None) -> FileResult:
     """Load one canonical JSON Lines file in one transaction (see the module doc)."""
     result = FileResult(source, "jsonl")
+    ensure_storage(con)
     con.execute("BEGIN TRANSACTION")
     try:
         mark_loaded(con)
