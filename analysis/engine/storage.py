@@ -223,14 +223,10 @@ class PackedPart:
         """The :class:`~spadework.parsers.model.HandRecord` of packed rows (in that order)."""
         from spadework.parsers.db import record_from_row
 
-        out = []
-        cache: dict[int, Any] = {}
-        for j in np.asarray(packed_rows, dtype=np.int64).tolist():
-            i = int(self.rows[j])
-            if i not in cache:
-                cache[i] = record_from_row(self.table.slice(i, 1).to_pylist()[0])
-            out.append(cache[i])
-        return out
+        rows = self.rows[np.asarray(packed_rows, dtype=np.int64)]
+        wanted, back = np.unique(rows, return_inverse=True)
+        recs = [record_from_row(r) for r in self.table.take(pa.array(wanted)).to_pylist()]
+        return [recs[k] for k in back.tolist()]
 
 
 def pack_table(table: pa.Table, rules: Any = None) -> PackedPart:
@@ -242,7 +238,7 @@ def pack_table(table: pa.Table, rules: Any = None) -> PackedPart:
     """
     import orjson
 
-    from spadework.analysis.engine.packed import PackedHands, game_ruleset, pack_rulesets
+    from spadework.analysis.engine.packed import PackedHands, pack_rulesets
     from spadework.analysis.engine.rules import get_ruleset
 
     override = get_ruleset(rules) if rules is not None else None
@@ -272,21 +268,42 @@ def pack_table(table: pa.Table, rules: Any = None) -> PackedPart:
     ) if n else pa.array([], pa.string())
     renc = pc.dictionary_encode(rules_key).combine_chunks() if n else None
     rcode = renc.indices.to_numpy().astype(np.int64)[rows] if n else np.zeros(0, np.int64)
-    specs = []
-    for text in (renc.dictionary.to_pylist() if n else []):
+    # each distinct rules value is read once: its key (what ruleset_name gives, or "unreadable")
+    # and ruleset; a game takes its first hand's, flagged when unreadable or when a later hand's
+    # key differs (packed.game_ruleset decides the same per game, value by value)
+    from spadework.analysis.engine.packed import RULES_FLAG_INVALID, RULES_FLAG_MIXED, _rules_key
+    from spadework.analysis.engine.rules import STANDARD
+
+    keys: dict[str, int] = {}
+    key_of, rs_of = [], []
+    for text in renc.dictionary.to_pylist() if n else []:
         value, obj = text.rsplit("\x00", 1)
-        specs.append(orjson.loads(value) if obj == "1" else value)
+        key, rs = _rules_key(orjson.loads(value) if obj == "1" else value)
+        key_of.append(keys.setdefault(key, len(keys)))
+        rs_of.append(rs)
+    key_row = np.asarray(key_of, np.int64)[rcode] if n else np.zeros(0, np.int64)
+    first = rcode[starts] if n else np.zeros(0, np.int64)
+    if n:
+        kmin = np.minimum.reduceat(key_row, starts)
+        kmax = np.maximum.reduceat(key_row, starts)
+        mixed = (kmin != key_row[starts]) | (kmax != key_row[starts])
     table_rs: list = []
-    index: dict = {}
+    index: dict = {}  # ruleset key (or -1: the override, -2: standard for unreadable rules) -> table row
     for k in range(g):
-        a, b = int(starts[k]), int(p.game_start[k + 1])
-        first = rcode[a]
-        values = [specs[first]] + ([specs[x] for x in np.unique(rcode[a:b]) if x != first] if b - a > 1 else [])
-        rs, flag = game_ruleset(values, override)
-        if rs not in index:
-            index[rs] = len(table_rs)
+        flag = 0
+        if override is not None:
+            rs, key = override, -1
+        else:
+            rs, key = rs_of[first[k]], key_of[first[k]]
+            if rs is None:
+                rs, key, flag = STANDARD, -2, RULES_FLAG_INVALID
+            if mixed[k]:
+                flag |= RULES_FLAG_MIXED
+        row = index.get(key)
+        if row is None:
+            row = index[key] = len(table_rs)
             table_rs.append(rs)
-        p.game_ruleset[k] = index[rs]
+        p.game_ruleset[k] = row
         p.game_rules_flag[k] = flag
     if n:
         p.hand_no[:] = hand[rows].astype(np.int32)
