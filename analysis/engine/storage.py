@@ -515,3 +515,94 @@ def check_part(table: pa.Table, rules: Any = None) -> PartResult:
     schema = DERIVED_SCHEMAS["violations"]
     tables["violations"] = pa.table({c: [r[c] for r in rows] for c in schema.names}, schema=schema)
     return PartResult(tables, findings, p.n_games, p.n_hands, len(ref_games))
+
+
+class StreamCheck:
+    """The check of a validate, done while the logs load: each block of freshly read rows is checked
+    as soon as its games are whole, and its derived rows are written at once (no read-back).
+
+    The loader hands every block of rows it read with compiled code to :meth:`feed` (an Arrow
+    table with the ``hand_records`` columns, in file order) and calls :meth:`invalidate` whenever
+    the rows it writes are not simply those blocks: a line read by the Python parser, a hand that
+    appears twice, a file loaded another way.  A game is checked once all its hands have been seen,
+    which the stream knows only when a game's hands are consecutive (as a log is written, game by
+    game): a game that comes back after another began also invalidates the stream.  When it stays
+    valid, :meth:`finish` gives the summary and the derived tables hold what
+    :func:`spadework.analysis.engine.engines.check_compiled` would write; otherwise the caller
+    checks the database afterwards (which replaces whatever the stream wrote).
+
+    ``con``: the connection the loader writes with (the derived rows join its transactions);
+    ``rules``: the override for every game.
+    """
+
+    def __init__(self, con, rules: Any = None) -> None:
+        self.con = con
+        self.rules = rules
+        self.valid = True
+        self.carry: pa.Table | None = None
+        self.done: set[str] = set()
+        self.found: list[tuple[str, list]] = []
+        self.games = 0
+        self.hands = 0
+        self.reference_games = 0
+        self.seconds = 0.0
+
+    def invalidate(self) -> None:
+        """The rows written are not just the blocks fed: the caller checks the database instead."""
+        self.valid = False
+        self.carry = None
+
+    def feed(self, table: pa.Table, final: bool = False) -> None:
+        """Check the whole games of ``table`` (and of the rows carried from the block before); the
+        last game waits for the next block unless ``final``."""
+        if not self.valid:
+            return
+        import time
+
+        t0 = time.perf_counter()
+        if self.carry is not None:
+            table = pa.concat_tables([self.carry, table]) if table.num_rows else self.carry
+            self.carry = None
+        n = table.num_rows
+        if n == 0:
+            return
+        enc = table.column("game_id").combine_chunks().dictionary_encode()
+        codes = enc.indices.to_numpy()
+        starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
+        names = enc.dictionary.to_pylist()
+        if len(starts) != len(names) or any(names[c] in self.done for c in codes[starts].tolist()):
+            self.invalidate()  # a game's hands are not consecutive: the caller checks the database
+            return
+        cut = n if final else int(starts[-1])
+        if not final:
+            self.carry = table.slice(cut)
+        if cut:
+            self._check(table.slice(0, cut))
+            last = codes[-1]
+            self.done.update(names[c] for c in codes[starts].tolist() if final or c != last)
+        self.seconds += time.perf_counter() - t0
+
+    def _check(self, table: pa.Table) -> None:
+        res = check_part(table, self.rules)
+        for name, data in res.tables.items():
+            insert_arrow(self.con, name, data)
+        self.found.extend(res.findings)
+        self.games += res.games
+        self.hands += res.hands
+        self.reference_games += res.reference_games
+
+    def finish(self):
+        """Check the last game and give the :class:`~spadework.analysis.engine.checker.CheckSummary`
+        (``None`` when the stream was invalidated)."""
+        from spadework.analysis.engine.checker import CheckSummary
+
+        if self.valid and self.carry is not None:
+            self.feed(self.carry.slice(0, 0), final=True)
+        if not self.valid:
+            return None
+        summary = CheckSummary(games=self.games, hands=self.hands)
+        for gid, fs in sorted(self.found, key=lambda gf: gf[0]):
+            summary.games_with_findings.append(gid)
+            summary.findings.extend(fs)
+            summary.by_code.update(f.code for f in fs)
+        return summary
