@@ -335,3 +335,31 @@ def test_validate_reads_the_database_when_the_stream_cannot_stand_for_it(tmp_pat
     engines.COMPILED.load(fast, [interleaved])
     s, c = engines.COMPILED.validate(fast, [dup])
     assert not engines.STATS["streamed"] and c.hands == fast.execute("SELECT count(*) FROM hands").fetchone()[0]
+
+
+def test_the_scanned_lines_pack_as_their_stored_rows(tmp_path):
+    """validate's check packs the compiled reader's arrays directly: the same arrays as unpacking
+    the rows they are stored as."""
+    import pyarrow as pa
+
+    from spadework.analysis.engine import loader
+    from spadework.analysis.engine.storage import pack_table, scan_hands
+    from test_loader_fast import _season_objs, edge_lines
+
+    recs = []
+    for k, rules in enumerate(("standard", "barmore", "nyc")):
+        recs += [dataclasses.replace(r, game_id=f"{k}-{r.game_id}") for g in iter_season(8, 4, 3 + k, rules=rules, fault_rate=0.3) for r in g.records]
+    recs[5] = dataclasses.replace(recs[5], deal=None)
+    recs[7] = dataclasses.replace(recs[7], tricks=recs[7].tricks[:5], score=None, taken=(3, None, 2, None))
+    path = tmp_path / "s.jsonl"
+    write_season(recs, path)
+    with open(path, "ab") as f:
+        f.write(b"\n".join(edge_lines(_season_objs())) + b"\n")  # odd lines too (those it reads)
+    (block,) = list(loader._blocks(path, 1 << 30))
+    sc = loader._scan_block(block)
+    table = pa.table(sc.columns).append_column("source_file", pa.array(["s"] * len(sc.fast)))
+    a = pack_table(table)
+    b = pack_table(table, hands=scan_hands(sc.scan, sc.fast))
+    for f in dataclasses.fields(a.hands):
+        assert np.array_equal(getattr(a.hands, f.name), getattr(b.hands, f.name)), f.name
+    assert len(sc.fast) > len(recs)

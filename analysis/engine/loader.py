@@ -195,6 +195,7 @@ class _Scanned:
     fast: np.ndarray  # indices (in the block) of the lines read by compiled code
     python: np.ndarray  # indices of the lines for the Python parser
     columns: dict | None  # hand_records columns of the fast lines
+    scan: Any = None  # the scan itself (its per-hand arrays feed a validate's check)
 
 
 def _scan_block(b: _Block) -> _Scanned:
@@ -211,7 +212,7 @@ def _scan_block(b: _Block) -> _Scanned:
         with _timed("columns"):
             cols = jsonl_scan.hand_columns(buf, s, fast)
             cols["source_line"] = pa.array(lines[fast].astype(np.int32))
-    return _Scanned(b, lines, fast, python, cols)
+    return _Scanned(b, lines, fast, python, cols, s)
 
 
 # --- one file -------------------------------------------------------------------------------------
@@ -283,8 +284,13 @@ def _write_block(con, sc: _Scanned, source: str, fs: _FileState, result: FileRes
         result.hands += n
         STATS["fast_lines"] += n
         if stream is not None and stream.valid:
+            from spadework.analysis.engine.storage import scan_hands
+
             with _timed("check"):
-                stream.feed(table.append_column("source_file", pa.array([source] * table.num_rows, pa.string())))
+                stream.feed(
+                    table.append_column("source_file", pa.array([source] * table.num_rows, pa.string())),
+                    hands=scan_hands(sc.scan, sc.fast),
+                )
     if len(sc.python):
         if stream is not None:
             stream.invalidate()  # rows the compiled reader did not give: the check reads the database

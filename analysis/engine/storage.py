@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from spadework.parsers.encoding import PLAY_SUIT_CODES, SEAT_CODES
+from spadework.parsers.encoding import NO_CARD, NO_SEAT, PLAY_SUIT_CODES, SEAT_CODES
 from spadework.parsers.schema import (
     ALL_TABLES,
     DERIVED_TABLES,
@@ -229,12 +229,14 @@ class PackedPart:
         return [recs[k] for k in back.tolist()]
 
 
-def pack_table(table: pa.Table, rules: Any = None) -> PackedPart:
+def pack_table(table: pa.Table, rules: Any = None, hands: Any = None) -> PackedPart:
     """Pack stored ``hand_records`` rows (an Arrow table with its columns; whole games, any order) for
     the compiled core: the same arrays :func:`~spadework.analysis.engine.packed.pack_records` gives for
     the records of those rows (``tests/test_storage.py`` checks it), in game order (games by first
     appearance), each game's hands by hand number.  ``rules``: an override for every game (the
-    CLI's ``--rules``).  Raises :class:`~spadework.analysis.engine.rules.RulesError` for bad ``rules``.
+    CLI's ``--rules``).  ``hands``: the per-hand arrays already made (:func:`scan_hands`, in the
+    table's row order), instead of unpacking the table's lists.  Raises
+    :class:`~spadework.analysis.engine.rules.RulesError` for bad ``rules``.
     """
     import orjson
 
@@ -305,7 +307,10 @@ def pack_table(table: pa.Table, rules: Any = None) -> PackedPart:
             table_rs.append(rs)
         p.game_ruleset[k] = row
         p.game_rules_flag[k] = flag
-    if n:
+    if n and hands is not None:
+        for name, arr in hands.items():
+            getattr(p, name)[:] = arr[rows]
+    elif n:
         p.hand_no[:] = hand[rows].astype(np.int32)
         p.dealer[:] = table.column("dealer").to_numpy()[rows]
         has_deal = _bools(table, "has_deal")
@@ -468,7 +473,7 @@ def _compiled_tables(part: PackedPart, result, games: np.ndarray) -> dict[str, p
     return {CHECKED_TRICKS: tricks, "hand_scores": scores, "games": games_t}
 
 
-def check_part(table: pa.Table, rules: Any = None) -> PartResult:
+def check_part(table: pa.Table, rules: Any = None, hands: dict[str, np.ndarray] | None = None) -> PartResult:
     """Check a partition of whole games given as stored rows (an Arrow table with the columns of
     ``hand_records``) with the compiled core, and give the rows of the derived tables.
 
@@ -477,13 +482,14 @@ def check_part(table: pa.Table, rules: Any = None) -> PartResult:
     (:func:`~spadework.analysis.engine.checker.check_game` of the same records): the core computes
     every number; the few hands with findings are re-checked by the reference for the message text;
     games the core leaves to the reference (rules findings, hands beyond the packed layout,
-    numbers beyond 32 bits) are checked whole by it.  Raises
-    :class:`~spadework.analysis.engine.rules.RulesError` for bad ``rules``.
+    numbers beyond 32 bits) are checked whole by it.  ``hands``: the per-hand arrays already made
+    (see :func:`pack_table`).  Raises :class:`~spadework.analysis.engine.rules.RulesError` for bad
+    ``rules``.
     """
     from spadework.analysis.engine import compiled
     from spadework.analysis.engine.checker import DerivedWriter, check_game
 
-    part = pack_table(table, rules)
+    part = pack_table(table, rules, hands)
     p = part.hands
     result = compiled.check_packed(p, part.rulesets)
     o = result.out
@@ -517,6 +523,63 @@ def check_part(table: pa.Table, rules: Any = None) -> PartResult:
     return PartResult(tables, findings, p.n_games, p.n_hands, len(ref_games))
 
 
+def scan_hands(s, idx: np.ndarray) -> dict[str, np.ndarray]:
+    """The per-hand arrays of :class:`~spadework.analysis.engine.packed.PackedHands` for the lines
+    ``idx`` of a :class:`~spadework.parsers.jsonl_scan.Scan` (read by compiled code), in that order:
+    what :func:`pack_table` makes of the rows those lines are written as, without unpacking them
+    (``tests/test_engines.py`` compares the two)."""
+    from spadework.analysis.engine.packed import NOT_RECORDED
+    from spadework.parsers import jsonl_scan as J
+
+    n = len(idx)
+    I, S = s.ints[idx], s.small[idx]  # noqa: E741
+    out: dict[str, np.ndarray] = {}
+    out["hand_no"] = I[:, J.I_HAND].astype(np.int32)
+    out["dealer"] = I[:, J.I_DEALER].astype(np.uint8)
+    out["has_deal"] = I[:, J.I_HAS_DEAL] == 1
+    w = I[:, J.I_WINNER]
+    out["winner"] = w.astype(np.uint8)
+    dl = S[:, J.S_DEAL_LEN : J.S_DEAL_LEN + 4]
+    out["deal_len"] = np.where(out["has_deal"][:, None], dl, 0).astype(np.uint8)
+    deal = S[:, J.S_DEAL : J.S_DEAL + 4 * J.MAX_DEALT].reshape(n, 4, J.MAX_DEALT)
+    out["deal"] = np.where(np.arange(J.MAX_DEALT)[None, None, :] < out["deal_len"][:, :, None], deal, NO_CARD).astype(np.uint8)
+    nt = I[:, J.I_N_TRICKS]
+    out["n_tricks"] = nt.astype(np.uint8)
+    in_t = np.arange(J.MAX_TRICKS)[None, :] < nt[:, None]
+    out["trick_leader"] = np.where(in_t, S[:, J.S_LEADER : J.S_LEADER + J.MAX_TRICKS], NO_SEAT).astype(np.uint8)
+    out["trick_winner"] = np.where(in_t, S[:, J.S_TRICK_WINNER : J.S_TRICK_WINNER + J.MAX_TRICKS], NO_SEAT).astype(np.uint8)
+    tl = np.where(in_t, S[:, J.S_TRICK_LEN : J.S_TRICK_LEN + J.MAX_TRICKS], 0)
+    out["trick_len"] = tl.astype(np.uint8)
+    cards = S[:, J.S_CARDS : J.S_CARDS + 4 * J.MAX_TRICKS].reshape(n, J.MAX_TRICKS, 4)
+    out["trick_cards"] = np.where(np.arange(4)[None, None, :] < tl[:, :, None], cards, NO_CARD).astype(np.uint8)
+    nb_ = I[:, J.I_N_BIDS]
+    out["n_bids"] = nb_.astype(np.uint8)
+    in_b = np.arange(J.MAX_BIDS)[None, :] < nb_[:, None]
+    out["bid_seat"] = np.where(in_b, S[:, J.S_BID_SEAT : J.S_BID_SEAT + J.MAX_BIDS], NO_SEAT).astype(np.uint8)
+    v = I[:, J.I_BID_VALUE : J.I_BID_VALUE + J.MAX_BIDS]
+    out["bid_value"] = np.where(in_b, v, 0).astype(np.float64)
+    flags = I[:, J.I_BID_FLAGS]
+    k = np.arange(J.MAX_BIDS)[None, :]
+    out["bid_nil"] = in_b & (((flags[:, None] >> k) & 1) == 1)
+    out["bid_blind"] = in_b & (((flags[:, None] >> (k + 8)) & 1) == 1)
+    out["bid_whole"] = in_b & (v >= 1) & (v <= 13)  # packed._whole_bid: a whole number 1..13
+    bits = I[:, J.I_SET]
+    taken_set = ((bits[:, None] >> np.arange(4)[None, :]) & 1) == 1
+    out["has_taken"] = taken_set.any(axis=1)
+    out["taken"] = np.where(taken_set, I[:, J.I_TAKEN : J.I_TAKEN + 4], NOT_RECORDED).astype(np.int32)
+    score_set = ((bits[:, None] >> (4 + np.arange(6))[None, :]) & 1) == 1
+    sc = np.where(score_set, I[:, J.I_SCORE : J.I_SCORE + 6], NOT_RECORDED).astype(np.int32)
+    out["score_points"] = sc[:, [0, 3]]
+    out["score_total"] = sc[:, [1, 4]]
+    out["score_bags"] = sc[:, [2, 5]]
+    before_set = ((bits[:, None] >> (10 + np.arange(4))[None, :]) & 1) == 1
+    bf = np.where(before_set, I[:, J.I_BEFORE : J.I_BEFORE + 4], NOT_RECORDED).astype(np.int32)
+    out["score_before"] = bf[:, 0:2]
+    out["bags_before"] = bf[:, 2:4]
+    out["overflow"] = np.zeros(n, bool)
+    return out
+
+
 class StreamCheck:
     """The check of a validate, done while the logs load: each block of freshly read rows is checked
     as soon as its games are whole, and its derived rows are written at once (no read-back).
@@ -540,6 +603,7 @@ class StreamCheck:
         self.rules = rules
         self.valid = True
         self.carry: pa.Table | None = None
+        self.carry_hands: dict[str, np.ndarray] | None = None
         self.done: set[str] = set()
         self.found: list[tuple[str, list]] = []
         self.games = 0
@@ -550,19 +614,24 @@ class StreamCheck:
     def invalidate(self) -> None:
         """The rows written are not just the blocks fed: the caller checks the database instead."""
         self.valid = False
-        self.carry = None
+        self.carry = self.carry_hands = None
 
-    def feed(self, table: pa.Table, final: bool = False) -> None:
+    def feed(self, table: pa.Table, final: bool = False, hands: dict[str, np.ndarray] | None = None) -> None:
         """Check the whole games of ``table`` (and of the rows carried from the block before); the
-        last game waits for the next block unless ``final``."""
+        last game waits for the next block unless ``final``.  ``hands``: the rows' per-hand arrays
+        already made (:func:`scan_hands`), else the table's lists are unpacked."""
         if not self.valid:
             return
         import time
 
         t0 = time.perf_counter()
         if self.carry is not None:
+            if hands is not None and self.carry_hands is not None:
+                hands = {k: np.concatenate([self.carry_hands[k], hands[k]]) for k in hands}
+            else:
+                hands = None
             table = pa.concat_tables([self.carry, table]) if table.num_rows else self.carry
-            self.carry = None
+            self.carry = self.carry_hands = None
         n = table.num_rows
         if n == 0:
             return
@@ -576,14 +645,15 @@ class StreamCheck:
         cut = n if final else int(starts[-1])
         if not final:
             self.carry = table.slice(cut)
+            self.carry_hands = None if hands is None else {k: v[cut:] for k, v in hands.items()}
         if cut:
-            self._check(table.slice(0, cut))
+            self._check(table.slice(0, cut), None if hands is None else {k: v[:cut] for k, v in hands.items()})
             last = codes[-1]
             self.done.update(names[c] for c in codes[starts].tolist() if final or c != last)
         self.seconds += time.perf_counter() - t0
 
-    def _check(self, table: pa.Table) -> None:
-        res = check_part(table, self.rules)
+    def _check(self, table: pa.Table, hands: dict[str, np.ndarray] | None) -> None:
+        res = check_part(table, self.rules, hands)
         for name, data in res.tables.items():
             insert_arrow(self.con, name, data)
         self.found.extend(res.findings)
@@ -597,7 +667,8 @@ class StreamCheck:
         from spadework.analysis.engine.checker import CheckSummary
 
         if self.valid and self.carry is not None:
-            self.feed(self.carry.slice(0, 0), final=True)
+            empty = None if self.carry_hands is None else {k: v[:0] for k, v in self.carry_hands.items()}
+            self.feed(self.carry.slice(0, 0), final=True, hands=empty)
         if not self.valid:
             return None
         summary = CheckSummary(games=self.games, hands=self.hands)

@@ -19,7 +19,9 @@ Run ``python tests/benchmarks/bench_validate.py [--hands N]`` (also the body of
      1 and 2 threads (DuckDB's and numba's); ``validate_barmore``/``validate_nyc`` on the other
      seasons; ``validate_small``: the first 100,000 hands (peak RSS flat in N);
    - ``check``: the check alone (:func:`~spadework.analysis.engine.engines.check_compiled`) on an
-     already loaded database file, 1 and 2 threads;
+     already loaded database file, 1 and 2 threads (read the stored rows, check, write the
+     derived tables); ``core``: the compiled core alone on the same hands already packed in
+     memory (what OpenSpiel's ``deserialize_state`` is timed on);
    - ``validate_ref`` / ``check_ref``: the reference engine on the first ``--ref-hands`` hands;
    - ``openspiel``: OpenSpiel's C++ replay (``pyspiel`` ``deserialize_state``) of the same
      hands, converted to OpenSpiel actions beforehand (untimed, cached), and
@@ -273,6 +275,29 @@ def _stage_check(args: dict[str, Any]) -> dict[str, Any]:
     return {"seconds": time.perf_counter() - t0, "hands": s.hands, "findings": len(s.findings), "steps": steps}
 
 
+def _stage_core(args: dict[str, Any]) -> dict[str, Any]:
+    """The compiled core alone, like OpenSpiel's ``deserialize_state`` on its strings: the hands are
+    read and packed first (untimed), then every game is replayed, scored and checked in memory."""
+    from spadework.analysis.engine import compiled, engines
+    from spadework.analysis.engine.storage import pack_table
+
+    con = _connect(args, args["db"])
+    total = con.execute("SELECT count(*) FROM hand_records").fetchall()[0][0]
+    parts = max(1, -(-total // engines.PART_HANDS))
+    packed = []
+    for k in range(parts):
+        table = con.sql(f"SELECT * FROM hand_records WHERE hash(game_id) % {parts} = {k}").to_arrow_table()
+        p = pack_table(table)
+        packed.append((p.hands, p.rulesets))
+        del table
+    compiled.check_packed(*packed[0])  # not timed: the first call loads the compiled code
+    t0 = time.perf_counter()
+    found = 0
+    for hands, rulesets in packed:
+        found += int(compiled.check_packed(hands, rulesets).out.g_nfind.sum())
+    return {"seconds": time.perf_counter() - t0, "hands": total, "findings": found}
+
+
 def _stage_compile(args: dict[str, Any]) -> dict[str, Any]:
     """The first use of the compiled code in this process (run with ``NUMBA_CACHE_DIR`` set by the
     caller): the reader, the bridge and the core on a few hands; seconds per part."""
@@ -397,6 +422,7 @@ STAGES = {
     "check": _stage_check,
     "openspiel": _stage_openspiel,
     "compile": _stage_compile,
+    "core": _stage_core,
 }
 
 
@@ -541,6 +567,8 @@ def run_benchmark(
     db = loaded_db(path, quiet=quiet)
     for t in threads:
         run(f"check@{t}", "check", {"db": str(db), "threads": t, "memory_limit": memory_limit}, hands)
+    for t in threads:
+        run(f"core@{t}", "core", {"db": str(db), "threads": t, "memory_limit": memory_limit}, hands)
     if ref_hands:
         n_ref = min(ref_hands, hands)
         small = head_file(path, n_ref)
@@ -595,14 +623,20 @@ def _ratios(
     if c and o:
         hc = stages[f"check@{top}"]["hands_per_s"]
         ho = stages["openspiel_deserialize@1"]["hands_per_s"]
-        r["check hands/s / OpenSpiel deserialize hands/s"] = hc / ho
-        t["check >= 5x OpenSpiel's C++ (moonshot 10x)"] = hc >= 5 * ho
-    for name in ("validate", "check", "floor"):
+        r["check (database to database) hands/s / OpenSpiel deserialize hands/s"] = hc / ho
+        if f"core@{top}" in stages:
+            hk = stages[f"core@{top}"]["hands_per_s"]
+            r["core (in memory, as OpenSpiel) hands/s / OpenSpiel deserialize hands/s"] = hk / ho
+            t["check >= 5x OpenSpiel's C++ (moonshot 10x): the core in memory"] = hk >= 5 * ho
+        t["check >= 5x OpenSpiel's C++: database to database"] = hc >= 5 * ho
+    for name in ("validate", "check", "core", "floor"):
         a, b = best(f"{name}@{low}"), best(f"{name}@{top}")
         if a and b and top != low:
             r[f"{name} speedup {top} vs {low} threads"] = a / b
     if f"check@{top}" in stages and f"check@{low}" in stages and top != low:
         t[f"check on {top} threads >= 1.7x one"] = r[f"check speedup {top} vs {low} threads"] >= 1.7
+    if f"core@{top}" in stages and f"core@{low}" in stages and top != low:
+        t[f"core on {top} threads >= 1.7x one"] = r[f"core speedup {top} vs {low} threads"] >= 1.7
     rss = max((s["rss_mb"] for k, s in stages.items() if k.startswith(("validate@", "check@", "validate_"))), default=None)
     if rss is not None:
         r["peak RSS MiB (compiled engine)"] = rss
