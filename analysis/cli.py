@@ -278,10 +278,10 @@ def check(
     rules_spec = _validate_rules(_parse_rules_option(rules))
     chosen = _engine(engine, con=con)
     _limit_memory(con, memory_limit, chosen)
-    _run_check(con, rules_spec, quiet, chosen)
+    summary = _run_check(con, rules_spec, quiet, chosen)
     from spadework.analysis.present import findings_by_code
 
-    games, hands = con.execute("SELECT count(*), coalesce(sum(hands), 0) FROM games").fetchone()
+    games, hands = summary.games, summary.hands
     counts = findings_by_code(con)
     total = sum(n for _, n in counts)
     out.print(f"Checked {_n(games, 'game')}, {_n(hands, 'hand')}: {_n(total, 'finding')}")
@@ -487,10 +487,10 @@ def standings(
         _require_checked(con, db)
     else:
         rules_spec = _validate_rules(_parse_rules_option(rules))
-        engine = _engine_for_logs("auto", paths)
+        chosen = _engine("auto", paths=paths)
         con = _open_db(None)
-        _limit_memory(con, None, engine)
-        summary = _load_and_check(con, paths, fmt, rules_spec, quiet or as_json or as_csv, engine)
+        _limit_memory(con, None, chosen)
+        summary = _load_and_check(con, paths, fmt, rules_spec, quiet or as_json or as_csv, chosen)
         rejected = summary.errors
     result = st_mod.standings(con, chain, by_event=not overall, event=event)
     if as_json:

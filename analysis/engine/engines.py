@@ -42,7 +42,7 @@ COMPILED_MEMORY_LIMIT = "384MB"
 """DuckDB's memory limit under the compiled engine unless the caller sets one."""
 MIN_MEMORY_LIMIT = 128 * 1000**2
 """The smallest memory limit accepted (below it DuckDB runs out of memory on small files)."""
-PART_HANDS = 250_000
+PART_HANDS = 125_000
 """Hands checked per partition by the compiled engine (whole games; memory stays flat)."""
 
 
@@ -264,15 +264,17 @@ def check_compiled(
     rules: Any = None,
     policy: ErrorPolicy | str = "collect",
     progress: Callable[[int, int], None] | bool | None = None,
-    part_hands: int = PART_HANDS,
+    part_hands: int | None = None,
 ) -> CheckSummary:
     """Check every hand of a loaded database with the compiled core and REPLACE its derived tables,
     like :func:`spadework.analysis.engine.checker.check_db` (same arguments, rows, findings, summary).
 
     The stored rows are read in partitions of whole games (by a hash of the game id, about
-    ``part_hands`` hands each) straight into Arrow, checked by
-    :func:`spadework.analysis.engine.storage.check_part` and written back; one transaction, which
-    also records the load generation it covered (:mod:`spadework.parsers.state`).  ``policy="raise"``
+    ``part_hands`` hands each, default :data:`PART_HANDS`) straight into Arrow, checked by
+    :func:`spadework.analysis.engine.storage.check_part` and written back, each partition in its own
+    transaction (memory stays flat); the last records the load generation the check covered
+    (:mod:`spadework.parsers.state`), and a check that fails part way leaves the derived tables
+    empty (``missing``).  ``policy="raise"``
     (stop at the first finding, in the reference's order) and a database in the plain layout are
     handed to :func:`check_db`.  ``progress`` is accepted for the CLI and ignored.
     Raises :class:`~spadework.analysis.engine.rules.RulesError` for bad ``rules``.
@@ -288,39 +290,52 @@ def check_compiled(
         get_ruleset(rules)
     generation = loaded_generation(con)
     total = con.execute("SELECT count(*) FROM hand_records").fetchall()[0][0]
-    parts = max(1, -(-total // max(1, part_hands)))
+    parts = max(1, -(-total // max(1, part_hands or PART_HANDS)))
     stats: dict[str, Any] = {"parts": parts, "streamed": False, "games": 0, "hands": 0, "reference_games": 0, "seconds": Counter()}
     found: list[tuple[str, list]] = []
     summary = CheckSummary()
     w = con.cursor()
-    w.begin()
+
+    def transaction(work: Callable[[], Any]) -> None:
+        w.begin()
+        try:
+            work()
+            w.commit()
+        except BaseException:
+            w.rollback()
+            raise
+
+    def part(k: int) -> None:
+        t = time.perf_counter()
+        where = "" if parts == 1 else f"WHERE hash(game_id) % {parts} = {k}"
+        table = w.sql(f"SELECT * FROM hand_records {where}").to_arrow_table()
+        t2 = time.perf_counter()
+        res = check_part(table, rules)
+        del table
+        t3 = time.perf_counter()
+        for name, data in res.tables.items():
+            insert_arrow(w, name, data)
+        stats["seconds"].update(read=t2 - t, check=t3 - t2, write=time.perf_counter() - t3)
+        summary.games += res.games
+        summary.hands += res.hands
+        stats["reference_games"] += res.reference_games
+        found.extend(res.findings)
+
     try:
-        reset_derived(w)
+        # each partition commits on its own (DuckDB holds a transaction's rows in memory); the
+        # derived tables count as checked only once the last one is in (mark_checked), and a check
+        # that fails part way leaves them empty
+        transaction(lambda: reset_derived(w))
         for k in range(parts):
-            t = time.perf_counter()
-            where = "" if parts == 1 else f"WHERE hash(game_id) % {parts} = {k}"
-            table = w.sql(f"SELECT * FROM hand_records {where}").to_arrow_table()
-            t2 = time.perf_counter()
-            res = check_part(table, rules)
-            t3 = time.perf_counter()
-            for name, data in res.tables.items():
-                insert_arrow(w, name, data)
-            t4 = time.perf_counter()
-            stats["seconds"].update(read=t2 - t, check=t3 - t2, write=t4 - t3)
-            summary.games += res.games
-            summary.hands += res.hands
-            stats["reference_games"] += res.reference_games
-            found.extend(res.findings)
-            del table, res
+            transaction(lambda: part(k))
         found.sort(key=lambda gf: gf[0])
         for gid, fs in found:
             summary.games_with_findings.append(gid)
             summary.findings.extend(fs)
             summary.by_code.update(f.code for f in fs)
-        mark_checked(w, generation)
-        w.commit()
+        transaction(lambda: mark_checked(w, generation))
     except BaseException:
-        w.rollback()
+        transaction(lambda: reset_derived(w))
         raise
     finally:
         w.close()
