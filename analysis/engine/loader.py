@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import numba as nb
 import numpy as np
 import pyarrow as pa
 
@@ -96,24 +97,41 @@ class FastLoadError(RuntimeError):
 
 @dataclass
 class _Block:
-    """Whole lines of a file: ``data`` (bytes), their ``starts``/``ends`` in it (ends exclude the
-    newline) and the number of the first line."""
+    """Whole lines of a file: ``data`` (a ``uint8`` array: the lines, then the newline of the last
+    one or not), their ``starts``/``ends`` in it (ends exclude the newline) and the number of the
+    first line."""
 
-    data: bytes
+    data: np.ndarray
     starts: np.ndarray
     ends: np.ndarray
     first_line: int
 
     def raw(self, j: int) -> bytes:
         """Line ``j`` as the Python reader sees it (trailing CR and LF stripped)."""
-        return self.data[self.starts[j] : self.ends[j]].rstrip(b"\r\n")
+        return self.data[self.starts[j] : self.ends[j]].tobytes().rstrip(b"\r\n")
 
 
-def _split(data: bytes, first_line: int) -> _Block:
-    buf = np.frombuffer(data, np.uint8)
-    ends = np.flatnonzero(buf == 10)
-    if not len(data) or data[-1:] != b"\n":
-        ends = np.append(ends, len(data))
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _newlines(buf, n, out):
+    """Positions of the newlines of ``buf[:n]`` into ``out``; returns how many."""
+    k = 0
+    for i in range(n):
+        if buf[i] == 10:
+            out[k] = i
+            k += 1
+    return k
+
+
+def _split(data: np.ndarray, first_line: int) -> _Block:
+    n = len(data)
+    ends = np.empty(n // 64 + 16, np.int64)  # lines of a log are long; grown when not
+    k = _newlines(data, n, ends)
+    if k == len(ends):  # possibly more newlines than room: count them all
+        ends = np.empty(n + 1, np.int64)
+        k = _newlines(data, n, ends)
+    ends = ends[:k]
+    if not n or data[n - 1] != 10:
+        ends = np.append(ends, n)
     starts = np.empty_like(ends)
     if len(ends):
         starts[0] = 0
@@ -121,26 +139,42 @@ def _split(data: bytes, first_line: int) -> _Block:
     return _Block(data, starts, ends, first_line)
 
 
+_POOL = 4
+"""Buffers a file is read into in turn: the block being written, the one waiting, the one being
+read and scanned, and one spare (reading into buffers that stay mapped touches no new memory:
+reading 1.5 GB into fresh objects cost about 2 CPU-seconds of page faults)."""
+
+
 def _blocks(path: str | os.PathLike[str], chunk_bytes: int) -> Iterator[_Block]:
-    """Cut a (possibly gzipped) file into blocks of whole lines, numbered from 1."""
+    """Cut a (possibly gzipped) file into blocks of whole lines, numbered from 1.
+
+    Each block is a view of one of :data:`_POOL` buffers, valid until :data:`_POOL` - 1 more blocks
+    have been taken (the pipeline of :func:`_load_jsonl_file` holds at most three)."""
     line = 1
-    rest = b""
+    pool: list[np.ndarray | None] = [None] * _POOL
+    turn = 0
+    rest = np.empty(0, np.uint8)
     with open_binary(path) as f:
         while True:
-            block = f.read(chunk_bytes)
-            if not block:
+            buf = pool[turn % _POOL]
+            if buf is None or len(buf) < len(rest) + chunk_bytes:  # first use, or a line longer than a block
+                buf = pool[turn % _POOL] = np.empty(len(rest) + chunk_bytes, np.uint8)
+            buf[: len(rest)] = rest
+            got = f.readinto(memoryview(buf)[len(rest) : len(rest) + chunk_bytes])
+            if not got:
                 break
-            block = rest + block
-            cut = block.rfind(b"\n")
+            size = len(rest) + got
+            nl = np.flatnonzero(buf[max(len(rest), size - 65536) : size] == 10) if size else []
+            cut = (max(len(rest), size - 65536) + int(nl[-1])) if len(nl) else int(buf[:size].tobytes().rfind(b"\n"))
             if cut < 0:
-                rest = block
+                rest = buf[:size].copy()
                 continue
-            rest = block[cut + 1 :]
-            body = block[: cut + 1]
-            b = _split(body, line)
+            rest = buf[cut + 1 : size].copy()
+            b = _split(buf[: cut + 1], line)
             line += len(b.ends)
+            turn += 1
             yield b
-    if rest:
+    if len(rest):
         yield _split(rest, line)
 
 
@@ -201,7 +235,7 @@ class _Scanned:
 def _scan_block(b: _Block) -> _Scanned:
     from spadework.parsers import jsonl_scan
 
-    buf = np.frombuffer(b.data, np.uint8)
+    buf = b.data
     with _timed("scan"):
         s = jsonl_scan.scan(buf, b.starts, b.ends)
     fast = np.flatnonzero(s.status == jsonl_scan.OK)
