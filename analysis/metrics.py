@@ -479,9 +479,10 @@ _VIEWS: list[tuple[str, str]] = [
         SELECT sd.game_id, sd.hand, sd.side,
                coalesce(hs.contract, bs.bid_contract) AS contract,
                hs.tricks AS side_tricks, hs.made, hs.bags_this_hand, hs.bag_penalty, hs.nil_points,
-               hs.points, hs.total, hs.bags,
-               CASE WHEN row_number() OVER w = 1 THEN coalesce(rs.score_before, 0)
-                    ELSE coalesce(lag(hs.total) OVER w, lag(rs.total) OVER w, 0) END AS score_before,
+               -- points and totals as BIGINT: a margin between two 32-bit totals can leave 32 bits
+               CAST(hs.points AS BIGINT) AS points, CAST(hs.total AS BIGINT) AS total, hs.bags,
+               CAST(CASE WHEN row_number() OVER w = 1 THEN coalesce(rs.score_before, 0)
+                    ELSE coalesce(lag(hs.total) OVER w, lag(rs.total) OVER w, 0) END AS BIGINT) AS score_before,
                CASE WHEN row_number() OVER w = 1 THEN coalesce(rs.bags_before, 0)
                     ELSE coalesce(lag(hs.bags) OVER w, lag(rs.bags) OVER w, 0) END AS bags_before
         FROM sides sd

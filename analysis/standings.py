@@ -161,8 +161,8 @@ def _entries(con, event: str | None) -> pl.DataFrame:
             FROM hand_scores WHERE scoring = 'as_played' GROUP BY game_id, side
         ), ev AS (SELECT game_id, any_value(event) AS event FROM hands h {where} GROUP BY game_id)
         SELECT f.game_id, ev.event, f.player, f.partner, f.side, o.opponents,
-               CASE f.side WHEN 'NS' THEN g.total_ns ELSE g.total_ew END AS points_for,
-               CASE f.side WHEN 'NS' THEN g.total_ew ELSE g.total_ns END AS points_against,
+               CAST(CASE f.side WHEN 'NS' THEN g.total_ns ELSE g.total_ew END AS BIGINT) AS points_for,
+               CAST(CASE f.side WHEN 'NS' THEN g.total_ew ELSE g.total_ns END AS BIGINT) AS points_against,
                g.winner IS NOT NULL AS finished, g.winner IS NOT DISTINCT FROM f.side AS won,
                coalesce(sh.sets, 0) AS sets, coalesce(sh.bags, 0) AS bags
         FROM first f

@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-dds", action="store_true", help="skip DDS (endplay not installed)")
     ap.add_argument("--cards", action="store_true", help="value every card too")
-    ap.add_argument("--tt-bits", type=int, default=20)
+    ap.add_argument("--tt-bits", type=int, default=None, help="table size (default: the solver's)")
     args = ap.parse_args(argv)
 
     from spadework.analysis.engine.rules import get_ruleset
@@ -60,6 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         from endplay.dds.solve import SolveMode
         from endplay.types import Deal, Denom, Player
 
+    from spadework.analysis.solver import kernel
+
+    if args.tt_bits is None:
+        args.tt_bits = kernel.TT_BITS_DEFAULT
     load0 = os.getloadavg()
     rs = get_ruleset("standard")
     any_time = get_ruleset({"spades_lead_any_time": True})
