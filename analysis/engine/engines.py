@@ -42,7 +42,7 @@ COMPILED_MEMORY_LIMIT = "384MB"
 """DuckDB's memory limit under the compiled engine unless the caller sets one."""
 MIN_MEMORY_LIMIT = 128 * 1000**2
 """The smallest memory limit accepted (below it DuckDB runs out of memory on small files)."""
-PART_HANDS = 125_000
+PART_HANDS = 80_000
 """Hands checked per partition by the compiled engine (whole games; memory stays flat)."""
 
 
@@ -279,7 +279,7 @@ def check_compiled(
     handed to :func:`check_db`.  ``progress`` is accepted for the CLI and ignored.
     Raises :class:`~spadework.analysis.engine.rules.RulesError` for bad ``rules``.
     """
-    from spadework.analysis.engine.storage import check_part, insert_arrow, reset_derived
+    from spadework.analysis.engine.storage import check_part, insert_arrow, pack_table, reset_derived
     from spadework.parsers.schema import storage_layout
     from spadework.parsers.state import loaded_generation, mark_checked
 
@@ -295,6 +295,7 @@ def check_compiled(
     found: list[tuple[str, list]] = []
     summary = CheckSummary()
     w = con.cursor()
+    reader = con.cursor()
 
     def transaction(work: Callable[[], Any]) -> None:
         w.begin()
@@ -305,17 +306,23 @@ def check_compiled(
             w.rollback()
             raise
 
-    def part(k: int) -> None:
+    def read(k: int):
+        """Partition ``k``'s stored rows, packed (runs a partition ahead, on its own cursor)."""
         t = time.perf_counter()
         where = "" if parts == 1 else f"WHERE hash(game_id) % {parts} = {k}"
-        table = w.sql(f"SELECT * FROM hand_records {where}").to_arrow_table()
+        table = reader.sql(f"SELECT * FROM hand_records {where}").to_arrow_table()
         t2 = time.perf_counter()
-        res = check_part(table, rules)
-        del table
-        t3 = time.perf_counter()
+        packed = pack_table(table, rules)
+        stats["seconds"].update(read=t2 - t, pack=time.perf_counter() - t2)
+        return packed
+
+    def part(packed) -> None:
+        t = time.perf_counter()
+        res = check_part(packed.table, rules, packed=packed)
+        t2 = time.perf_counter()
         for name, data in res.tables.items():
             insert_arrow(w, name, data)
-        stats["seconds"].update(read=t2 - t, check=t3 - t2, write=time.perf_counter() - t3)
+        stats["seconds"].update(check=t2 - t, write=time.perf_counter() - t2)
         summary.games += res.games
         summary.hands += res.hands
         stats["reference_games"] += res.reference_games
@@ -326,8 +333,18 @@ def check_compiled(
         # derived tables count as checked only once the last one is in (mark_checked), and a check
         # that fails part way leaves them empty
         transaction(lambda: reset_derived(w))
-        for k in range(parts):
-            transaction(lambda: part(k))
+        # the next partition is read and packed while this one is checked and written (DuckDB and
+        # numpy release the GIL): the two cores overlap
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(1) as pool:
+            ahead = pool.submit(read, 0)
+            for k in range(parts):
+                packed = ahead.result()
+                if k + 1 < parts:
+                    ahead = pool.submit(read, k + 1)
+                transaction(lambda: part(packed))
+                del packed
         found.sort(key=lambda gf: gf[0])
         for gid, fs in found:
             summary.games_with_findings.append(gid)
@@ -339,6 +356,7 @@ def check_compiled(
         raise
     finally:
         w.close()
+        reader.close()
     stats["games"], stats["hands"] = summary.games, summary.hands
     STATS.clear()
     STATS.update(stats)

@@ -473,7 +473,9 @@ def _compiled_tables(part: PackedPart, result, games: np.ndarray) -> dict[str, p
     return {CHECKED_TRICKS: tricks, "hand_scores": scores, "games": games_t}
 
 
-def check_part(table: pa.Table, rules: Any = None, hands: dict[str, np.ndarray] | None = None) -> PartResult:
+def check_part(
+    table: pa.Table, rules: Any = None, hands: dict[str, np.ndarray] | None = None, packed: PackedPart | None = None
+) -> PartResult:
     """Check a partition of whole games given as stored rows (an Arrow table with the columns of
     ``hand_records``) with the compiled core, and give the rows of the derived tables.
 
@@ -483,13 +485,13 @@ def check_part(table: pa.Table, rules: Any = None, hands: dict[str, np.ndarray] 
     every number; the few hands with findings are re-checked by the reference for the message text;
     games the core leaves to the reference (rules findings, hands beyond the packed layout,
     numbers beyond 32 bits) are checked whole by it.  ``hands``: the per-hand arrays already made
-    (see :func:`pack_table`).  Raises :class:`~spadework.analysis.engine.rules.RulesError` for bad
+    (see :func:`pack_table`); ``packed``: the table already packed (by :func:`pack_table`).  Raises :class:`~spadework.analysis.engine.rules.RulesError` for bad
     ``rules``.
     """
     from spadework.analysis.engine import compiled
     from spadework.analysis.engine.checker import DerivedWriter, check_game
 
-    part = pack_table(table, rules, hands)
+    part = packed if packed is not None else pack_table(table, rules, hands)
     p = part.hands
     result = compiled.check_packed(p, part.rulesets)
     o = result.out
