@@ -1,17 +1,20 @@
-"""The stored layout as the engines see it: derived tables written, stored hands read as arrays.
+"""The stored layout as the engines see it: stored hands read as arrays, derived tables written.
 
 The database keeps one row per hand (``hand_records``, what the logs say) and one row per checked
 hand (``checked_tricks``, the replayed tricks); TABLES.md's tables are views over them
 (:mod:`spadework.parsers.schema`).  This module is the engines' side of that layout:
 
-- :func:`reset_derived` empties the derived tables before a check (``checked_tricks``,
-  ``hand_scores``, ``violations``, ``games``; the ``tricks`` view stays);
-- :func:`checked_tricks_table` turns ``tricks`` rows (column lists, as the reference checker's
-  :class:`~spadework.analysis.engine.checker.DerivedWriter` buffers them) into ``checked_tricks``
-  rows; :func:`insert_arrow` inserts an Arrow table into a table by column name.
-
-Both engines write the derived tables through these functions, so their rows agree by
-construction where they can and the tests compare the rest.
+- the Arrow bridge: :func:`pack_table` turns stored rows (an Arrow table, the card lists straight
+  from DuckDB's buffers) into the core's :class:`~spadework.analysis.engine.packed.PackedHands`,
+  the arrays ``packed.pack_records`` makes of their records; :func:`scan_hands` makes the same
+  per-hand arrays from the compiled reader's scan;
+- :func:`check_part`: a partition of whole games (Arrow rows) -> the rows of the derived tables
+  and the findings (:class:`PartResult`), with the compiled core and the reference for the
+  message text.  Pure: what a worker of a cluster runs, writing the tables as Parquet parts;
+- :class:`StreamCheck`: ``validate``'s check while the logs load;
+- :func:`reset_derived`, :func:`insert_arrow`, :func:`checked_tricks_table`: writing the derived
+  tables (the reference checker's :class:`~spadework.analysis.engine.checker.DerivedWriter` goes
+  through them too, so both engines write the same layout).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from spadework.parsers.encoding import NO_CARD, NO_SEAT, PLAY_SUIT_CODES, SEAT_CODES
 from spadework.parsers.schema import (
@@ -122,11 +126,9 @@ __all__ = [
 
 # --- stored rows -> packed hands (the Arrow bridge) -------------------------------------------------
 
-import numba as nb  # noqa: E402
 
 
-@nb.njit(cache=True, nogil=True, boundscheck=False)
-def _fill_lists(perm, has_deal, deal_off, deal_val, play_off, play_val, trk_off, trk_val, bid_off, bid_seat, bid_value,
+def _fill_lists_py(perm, has_deal, deal_off, deal_val, play_off, play_val, trk_off, trk_val, bid_off, bid_seat, bid_value,
                 bid_nil, bid_blind, deal, deal_len, n_tricks, trick_leader, trick_len, trick_cards, trick_winner, n_bids,
                 p_bid_seat, p_bid_value, p_bid_nil, p_bid_blind, p_bid_whole, overflow):  # fmt: skip
     """Unpack the stored lists (schema.PACKING) of table rows ``perm[j]`` into packed row ``j``."""
@@ -180,6 +182,20 @@ def _fill_lists(perm, has_deal, deal_off, deal_val, play_off, play_val, trk_off,
             p_bid_whole[j, b] = v == np.floor(v) and 1 <= v <= 13
 
 
+_FILL = None
+
+
+def _fill_lists(*args) -> None:
+    """:func:`_fill_lists_py` compiled (numba is imported on first use: the reference engine, which
+    writes through this module too, does not load it)."""
+    global _FILL
+    if _FILL is None:
+        import numba as nb
+
+        _FILL = nb.njit(cache=True, nogil=True, boundscheck=False)(_fill_lists_py)
+    _FILL(*args)
+
+
 def _list_parts(arr: pa.ChunkedArray | pa.Array, dtype) -> tuple[np.ndarray, np.ndarray]:
     """(offsets int64[n+1], flat values) of a list column (nulls have no values)."""
     if isinstance(arr, pa.ChunkedArray):
@@ -205,7 +221,6 @@ def _bools(table: pa.Table, name: str) -> np.ndarray:
     return pc.fill_null(table.column(name), False).to_numpy(zero_copy_only=False).astype(bool)
 
 
-import pyarrow.compute as pc  # noqa: E402
 
 
 class PackedPart:
