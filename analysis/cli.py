@@ -58,7 +58,7 @@ EngineOpt = Annotated[
     str,
     typer.Option(
         "--engine",
-        help="auto (default): compiled for all but small inputs (4 MB of logs or more; `check`: 3,000 hands or "
+        help="auto (default): compiled for all but small inputs (2 MB of logs or more; `check`: 3,000 hands or "
         "more), reference otherwise. reference (also: replay): the readable implementation, the Python parser "
         "and the replay hand by hand. compiled (also: fast): canonical JSON Lines read by compiled code (any "
         "line it cannot prove it reads as the Python parser does goes to that parser) and every hand checked "

@@ -34,7 +34,7 @@ from spadework.parsers.db import LoadSummary, load_files
 
 Paths = Iterable[str | os.PathLike[str]]
 
-AUTO_COMPILED_BYTES = 4 * 1024 * 1024
+AUTO_COMPILED_BYTES = 2 * 1024 * 1024
 """``auto`` takes the compiled engine when the logs named add up to this many bytes or more."""
 AUTO_COMPILED_HANDS = 3_000
 """``auto`` checks a database with the compiled engine when it holds this many hands or more."""
