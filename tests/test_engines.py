@@ -363,3 +363,29 @@ def test_the_scanned_lines_pack_as_their_stored_rows(tmp_path):
     for f in dataclasses.fields(a.hands):
         assert np.array_equal(getattr(a.hands, f.name), getattr(b.hands, f.name)), f.name
     assert len(sc.fast) > len(recs)
+
+
+def test_a_partition_checks_on_its_own_as_a_worker_would(tmp_path):
+    """check_part needs no database: partitions of whole games checked apart (as Dask workers would,
+    writing Parquet parts) give, together, the reference's rows and findings."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from spadework.analysis.engine.storage import check_part, insert_arrow, reset_derived
+
+    recs = [r for g in iter_season(8, 10, 41, fault_rate=0.2) for r in g.records]
+    ref, fast = _two_dbs(recs)
+    s_ref = check_db(ref)
+    found = []
+    for k in range(3):
+        part = fast.sql(f"SELECT * FROM hand_records WHERE hash(game_id) % 3 = {k}").to_arrow_table()
+        res = check_part(part)
+        for name, data in res.tables.items():
+            pq.write_table(data, tmp_path / f"{name}-{k}.parquet")
+        found += res.findings
+    reset_derived(fast)
+    for name in ("checked_tricks", "hand_scores", "violations", "games"):
+        insert_arrow(fast, name, pa.concat_tables(pq.read_table(tmp_path / f"{name}-{k}.parquet") for k in range(3)))
+    for t in DERIVED:
+        assert _rows(ref, t) == _rows(fast, t), t
+    assert sorted(f.to_row()["message"] for _, fs in found for f in fs) == sorted(f.message for f in s_ref.findings)
