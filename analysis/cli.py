@@ -58,10 +58,12 @@ EngineOpt = Annotated[
     str,
     typer.Option(
         "--engine",
-        help="auto (default): fast for all but small inputs (8 MB of logs or more; `check`: 5,000 hands or more), "
-        "replay otherwise. replay: the reference, hand by hand in Python. fast: DuckDB reads canonical JSON "
-        "Lines and checks clean games in SQL, sending any game that might hold a finding through the reference "
-        "(same tables, same findings; about 10x faster on large files, see docs/PERFORMANCE.md).",
+        help="auto (default): compiled for all but small inputs (2 MB of logs or more; `check`: 3,000 hands or "
+        "more), reference otherwise. reference (also: replay): the readable implementation, the Python parser "
+        "and the replay hand by hand. compiled (also: fast): canonical JSON Lines read by compiled code (any "
+        "line it cannot prove it reads as the Python parser does goes to that parser) and every hand checked "
+        "by the compiled rules core; same tables, same findings, many times faster on large logs "
+        "(docs/PERFORMANCE.md).",
     ),
 ]
 MemoryOpt = Annotated[
@@ -69,98 +71,36 @@ MemoryOpt = Annotated[
     typer.Option(
         "--memory-limit",
         help="DuckDB memory limit such as 448MB or 4GB; beyond it DuckDB spills to a temporary folder. "
-        "Default: 384MB with the fast engine (peak memory then stays under 1 GiB however large the logs), "
-        "DuckDB's own default (80% of RAM) with replay.",
+        "Default: 384MB with the compiled engine (peak memory then stays under 1 GiB however large the logs), "
+        "DuckDB's own default (80% of RAM) with the reference.",
         show_default=False,
     ),
 ]
 
-ENGINES = ("auto", "fast", "replay")
-AUTO_FAST_BYTES = 8 * 1024 * 1024
-"""``--engine auto`` takes the fast path when the logs named add up to this many bytes or more."""
-AUTO_FAST_HANDS = 5_000
-"""``check --engine auto`` takes the fast path when the database holds this many hands or more."""
-FAST_MEMORY_LIMIT = "384MB"
-"""DuckDB's memory limit under the fast engine unless ``--memory-limit`` says otherwise."""
 
+def _engine(name: str, *, paths: list[Path] | None = None, con=None):
+    """The engine ``--engine`` names (``auto`` decides by the logs' size or the database's hands);
+    exits 2 for an unknown name."""
+    from spadework.analysis.engine import engines
 
-def _engine(engine: str) -> str:
-    if engine not in ENGINES:
-        err.print(f"error: --engine must be one of {', '.join(ENGINES)}, not {engine!r}")
-        raise typer.Exit(EXIT_BAD_INPUT)
-    return engine
-
-
-def _engine_for_logs(engine: str, paths: list[Path]) -> str:
-    """``auto`` -> ``fast`` when the logs named add up to AUTO_FAST_BYTES or more, else ``replay``."""
-    engine = _engine(engine)
-    if engine != "auto":
-        return engine
-    from spadework.parsers.io import walk
-
-    total = 0
     try:
-        for f in walk(paths):
-            total += f.stat().st_size
-            if total >= AUTO_FAST_BYTES:
-                return "fast"
-    except OSError:  # a missing path: the loader reports it
-        pass
-    return "replay"
-
-
-def _engine_for_db(engine: str, con) -> str:
-    """``auto`` -> ``fast`` when the database holds AUTO_FAST_HANDS hands or more, else ``replay``."""
-    engine = _engine(engine)
-    if engine != "auto":
-        return engine
-    hands = con.execute("SELECT count(*) FROM hands").fetchone()[0]
-    return "fast" if hands >= AUTO_FAST_HANDS else "replay"
-
-
-MIN_MEMORY_LIMIT = 128 * 1000**2
-"""The smallest ``--memory-limit`` accepted (below it DuckDB runs out of memory on small files)."""
-_UNITS = {"": 1, "b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
-          "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4}
-
-
-def _memory_bytes(text: str) -> int | None:
-    """``448MB`` -> 448,000,000; ``1.5GiB``; None for anything else (negative sizes included)."""
-    import re
-
-    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", text)
-    if not m or m.group(2).lower() not in _UNITS:
-        return None
-    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
-
-
-def _limit_memory(con, limit: str | None, engine: str) -> None:
-    """Apply ``--memory-limit`` (default FAST_MEMORY_LIMIT for the fast engine) with a private spill folder."""
-    if limit is None and engine == "fast":
-        limit = FAST_MEMORY_LIMIT
-    if limit is None:
-        return
-    import atexit
-    import shutil
-    import tempfile
-
-    import duckdb
-
-    size = _memory_bytes(limit)
-    if size is None:
-        err.print(f"error: --memory-limit {limit!r}: give a size such as 448MB, 2GB or 1.5GiB")
-        raise typer.Exit(EXIT_BAD_INPUT)
-    if size < MIN_MEMORY_LIMIT:
-        err.print(f"error: --memory-limit {limit!r}: DuckDB needs at least 128MB to load and check logs")
-        raise typer.Exit(EXIT_BAD_INPUT)
-    try:
-        con.execute("SET memory_limit = ?", [limit])
-    except duckdb.Error as exc:
-        err.print(f"error: --memory-limit {limit!r}: {exc}")
+        if con is not None:
+            return engines.engine_for_db(name, con)
+        return engines.engine_for_logs(name, paths or [])
+    except ValueError as exc:
+        err.print(f"error: --engine: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
-    spill = tempfile.mkdtemp(prefix="spadework-spill-")
-    atexit.register(shutil.rmtree, spill, True)
-    con.execute("SET temp_directory = ?", [spill])
+
+
+def _limit_memory(con, limit: str | None, engine) -> None:
+    """Apply ``--memory-limit`` (default: the engine's own); exits 2 for a size DuckDB cannot take."""
+    from spadework.analysis.engine.engines import MemoryLimitError, limit_memory
+
+    try:
+        limit_memory(con, limit, engine)
+    except MemoryLimitError as exc:
+        err.print(f"error: --memory-limit {exc.limit!r}: {exc.reason}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
 def _n(count: int, noun: str) -> str:
@@ -230,14 +170,9 @@ def _open_db(db: Path | None, read_only: bool = False):
     return con
 
 
-def _load(con, paths: list[Path], fmt: str | None, quiet: bool, engine: str = "replay"):
-    if engine == "fast":
-        from spadework.analysis.engine.fast import load_fast as load_files
-    else:
-        from spadework.parsers.db import load_files
-
+def _load(con, paths: list[Path], fmt: str | None, quiet: bool, engine):
     with _input_errors(FileNotFoundError, ValueError):  # ValueError: an unknown --format
-        summary = load_files(con, paths, fmt=fmt, progress=not quiet and err.is_terminal)
+        summary = engine.load(con, paths, fmt=fmt, progress=not quiet and err.is_terminal)
     _require_logs(summary, paths)
     return summary
 
@@ -250,17 +185,10 @@ def _require_logs(summary, paths: list[Path]) -> None:
         raise typer.Exit(EXIT_BAD_INPUT)
 
 
-def _load_and_check(con, paths: list[Path], fmt: str | None, rules, quiet: bool, engine: str):
-    """``validate``'s two steps.  The fast engine runs them as one (``validate_fast``), which skips
-    the checksum passes that only a later, separate ``check`` needs."""
-    if engine != "fast":
-        summary = _load(con, paths, fmt, quiet, engine)
-        _run_check(con, rules, quiet, engine)
-        return summary
-    from spadework.analysis.engine.fast import validate_fast
-
+def _load_and_check(con, paths: list[Path], fmt: str | None, rules, quiet: bool, engine):
+    """``validate``'s two steps, as the engine does them."""
     with _input_errors(FileNotFoundError, ValueError):  # an unknown --format, rules a log names
-        summary, _ = validate_fast(con, paths, rules=rules, progress=not quiet and err.is_terminal, fmt=fmt)
+        summary, _ = engine.validate(con, paths, rules=rules, fmt=fmt, progress=not quiet and err.is_terminal)
     _require_logs(summary, paths)
     return summary
 
@@ -300,22 +228,17 @@ def load(
     line and reason, and kept in load_errors; the other records still load.  Exit 0 when every record
     loaded, 2 when any was rejected.
     """
-    engine = _engine_for_logs(engine, paths)
+    chosen = _engine(engine, paths=paths)
     con = _open_db(db)
-    _limit_memory(con, memory_limit, engine)
-    summary = _load(con, paths, fmt, quiet, engine)
+    _limit_memory(con, memory_limit, chosen)
+    summary = _load(con, paths, fmt, quiet, chosen)
     _print_load_summary(con, summary, out)
     raise typer.Exit(EXIT_BAD_INPUT if summary.errors else EXIT_OK)
 
 
-def _run_check(con, rules, quiet: bool, engine: str = "replay"):
-    if engine == "fast":
-        from spadework.analysis.engine.fast import check_fast as check_db
-    else:
-        from spadework.analysis.engine.checker import check_db
-
+def _run_check(con, rules, quiet: bool, engine):
     with _input_errors(ValueError):  # RulesError and friends: a log names rules we do not know
-        return check_db(con, rules=rules, progress=not quiet and err.is_terminal)
+        return engine.check(con, rules=rules, progress=not quiet and err.is_terminal)
 
 
 @contextmanager
@@ -353,12 +276,12 @@ def check(
         raise typer.Exit(EXIT_BAD_INPUT)
     con = _open_db(db)
     rules_spec = _validate_rules(_parse_rules_option(rules))
-    engine = _engine_for_db(engine, con)
-    _limit_memory(con, memory_limit, engine)
-    _run_check(con, rules_spec, quiet, engine)
+    chosen = _engine(engine, con=con)
+    _limit_memory(con, memory_limit, chosen)
+    summary = _run_check(con, rules_spec, quiet, chosen)
     from spadework.analysis.present import findings_by_code
 
-    games, hands = con.execute("SELECT count(*), coalesce(sum(hands), 0) FROM games").fetchone()
+    games, hands = summary.games, summary.hands
     counts = findings_by_code(con)
     total = sum(n for _, n in counts)
     out.print(f"Checked {_n(games, 'game')}, {_n(hands, 'hand')}: {_n(total, 'finding')}")
@@ -385,10 +308,10 @@ def validate(
     1 when the check found illegal plays or wrong scores, 2 when some input could not be read.
     """
     rules_spec = _validate_rules(_parse_rules_option(rules))
-    engine = _engine_for_logs(engine, paths)
+    chosen = _engine(engine, paths=paths)
     con = _open_db(db)
-    _limit_memory(con, memory_limit, engine)
-    summary = _load_and_check(con, paths, fmt, rules_spec, quiet or as_json, engine)
+    _limit_memory(con, memory_limit, chosen)
+    summary = _load_and_check(con, paths, fmt, rules_spec, quiet or as_json, chosen)
     from spadework.analysis.present import print_validation, validation_json
 
     if as_json:
@@ -564,10 +487,10 @@ def standings(
         _require_checked(con, db)
     else:
         rules_spec = _validate_rules(_parse_rules_option(rules))
-        engine = _engine_for_logs("auto", paths)
+        chosen = _engine("auto", paths=paths)
         con = _open_db(None)
-        _limit_memory(con, None, engine)
-        summary = _load_and_check(con, paths, fmt, rules_spec, quiet or as_json or as_csv, engine)
+        _limit_memory(con, None, chosen)
+        summary = _load_and_check(con, paths, fmt, rules_spec, quiet or as_json or as_csv, chosen)
         rejected = summary.errors
     result = st_mod.standings(con, chain, by_event=not overall, event=event)
     if as_json:

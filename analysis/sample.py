@@ -33,8 +33,11 @@ def is_sample_db(path: str | os.PathLike[str]) -> bool:
 
 
 def _fresh(db: Path) -> bool:
+    """True when the database at ``db`` is checked, up to date and keeps the stored layout (a database
+    an older spadework wrote is built again)."""
     import duckdb
 
+    from spadework.parsers.schema import storage_layout
     from spadework.parsers.state import FRESH, derived_state
 
     try:
@@ -42,7 +45,7 @@ def _fresh(db: Path) -> bool:
     except duckdb.Error:  # not a database, or locked: build it again
         return False
     try:
-        return derived_state(con) == FRESH
+        return storage_layout(con) == "stored" and derived_state(con) == FRESH
     finally:
         con.close()
 

@@ -1,8 +1,9 @@
 """Loading logs into DuckDB, and reading hand records back out.
 
-``load_files`` streams every record of every file into the loaded tables of
-TABLES.md (``hands``, ``deals``, ``bids``, ``plays``, ``recorded_tricks``,
-``recorded_scores``, ``load_errors``, ``load_warnings``).  Files are written in
+``load_files`` streams every record of every file into the database: one ``hand_records`` row
+per hand (the stored layout of :mod:`spadework.parsers.schema`, which the loaded tables of
+TABLES.md - ``hands``, ``deals``, ``bids``, ``plays``, ``recorded_tricks``, ``recorded_scores`` -
+are views of) plus ``load_errors`` and ``load_warnings``.  Files are written in
 batches, many small files per transaction, with the result of loading them one by
 one: loading a file again first removes what it loaded before; a hand whose
 ``(game_id, hand)`` is already loaded from another file is a load error naming that
@@ -13,12 +14,15 @@ so readers of the derived tables know a check is due.
 
 ``iter_records`` turns the tables back into :class:`~spadework.parsers.model.HandRecord`
 objects, ordered by game and hand, streaming (the checker reads them this way).
+:func:`hand_row` and :func:`record_from_row` are the two directions between a record and its
+``hand_records`` row; every writer of ``hand_records`` goes through :func:`hand_row` (or writes
+what it would).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,9 +32,21 @@ import orjson
 import pyarrow as pa
 
 from spadework.parsers import formats
+from spadework.parsers.encoding import CARD_CODES, CARD_ID
 from spadework.parsers.io import display_name, walk
 from spadework.parsers.model import Bid, HandRecord, LoadError, SideScore, Trick
-from spadework.parsers.schema import LOADED_TABLES, create_tables
+from spadework.parsers.schema import (
+    LOADED_TABLES,
+    MAX_TRICKS,
+    NO_WINNER,
+    STORED_TABLES,
+    arrow_schema,
+    create_storage,
+    pack_deal_card,
+    pack_play,
+    pack_trick,
+    storage_layout,
+)
 from spadework.parsers.seats import SEATS, SIDES, Seat, Side
 from spadework.parsers.state import mark_loaded
 
@@ -43,18 +59,35 @@ QUIET_SKIP = frozenset(".md .rst .html .htm .py .ipynb .duckdb .wal .png .svg .p
 SIDECAR_SUFFIX = ".faults.jsonl"
 """Files the simulator writes beside a log (the planted faults); skipped in folder loads."""
 
-_HAND_TABLES = ("deals", "bids", "plays", "recorded_tricks", "recorded_scores", "load_warnings")
+HAND_RECORDS = "hand_records"
+HAND_RECORDS_SCHEMA = arrow_schema(STORED_TABLES[HAND_RECORDS])
+"""The Arrow schema of a batch of ``hand_records`` rows (what every loader inserts)."""
+
+
+def ensure_storage(con: duckdb.DuckDBPyConnection) -> None:
+    """Make sure the database keeps the stored layout before anything writes to it: a database in the
+    plain layout is converted (:func:`convert_plain`), missing tables and views are created.
+    Every loader calls it (a connection made with ``duckdb.connect`` is welcome too)."""
+    layout = storage_layout(con)
+    if layout == "plain":
+        convert_plain(con)
+    if layout != "stored" or con.execute(
+        "SELECT count(*) FROM duckdb_views() WHERE database_name = current_database() AND view_name = 'plays'"
+    ).fetchall()[0][0] == 0:
+        create_storage(con)
 
 
 def connect(path: str | os.PathLike[str] | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open (or create) a spadework database and make sure every table exists.
+    """Open (or create) a spadework database and make sure every table and view exists.
 
-    ``path`` ``None`` or ``":memory:"`` gives an in-memory database.
+    ``path`` ``None`` or ``":memory:"`` gives an in-memory database.  A database written in the
+    plain layout (before the stored layout, or by hand) is converted when ``read_only`` is false
+    (:func:`convert_plain`); read-only, it is read as it is.
     """
     target = ":memory:" if path is None else os.fspath(path)
     con = duckdb.connect(target, read_only=read_only)
     if not read_only:
-        create_tables(con)
+        ensure_storage(con)
     return con
 
 
@@ -109,85 +142,86 @@ def _rules_text(rules: Any) -> str:
     return rules if isinstance(rules, str) else orjson.dumps(rules).decode()
 
 
-def _add_record(batch: _Batch, rec: HandRecord, source: str) -> None:
-    g, h = rec.game_id, rec.hand
-    batch.keys.append((g, h))
+def _packed_deal(deal: tuple[tuple[str, ...], ...]) -> list[int]:
+    return [pack_deal_card(CARD_ID[c], s, i) for s, cards in enumerate(deal) for i, c in enumerate(cards, 1)]
+
+
+def _packed_play(tricks: tuple[Trick, ...]) -> tuple[list[int], list[int]]:
+    if len(tricks) > MAX_TRICKS:
+        raise ValueError(f"{len(tricks)} tricks cannot be stored (at most {MAX_TRICKS})")
+    play, packed = [], []
+    for t_no, t in enumerate(tricks, 1):
+        lead = int(t.leader)
+        packed.append(pack_trick(lead, None if t.winner is None else int(t.winner), t_no))
+        for k, c in enumerate(t.cards[:4]):
+            play.append(pack_play(CARD_ID[c], (lead + k) & 3, k + 1, t_no))
+    return play, packed
+
+
+def hand_row(rec: HandRecord, source: str | None) -> dict[str, Any]:
+    """The ``hand_records`` row of a record (columns of ``STORED_TABLES["hand_records"]``).
+
+    The deal is the effective deal (:meth:`HandRecord.effective_deal`; ``has_deal`` says whether
+    it was recorded); cards, seats and sides are ids of :mod:`spadework.parsers.encoding`.
+    Lists are packed as :data:`spadework.parsers.schema.PACKING` says.  Raises ``KeyError`` for a
+    card that is not one of the 54 card codes and ``ValueError`` for more than 15 tricks (parsers
+    make neither).
+    """
     taken = rec.taken or (None, None, None, None)
-    batch.add(
-        "hands",
-        game_id=g,
-        hand=h,
-        event=rec.event,
-        date=rec.date,
-        table_name=rec.table,
-        round=rec.round,
-        rules=_rules_text(rec.rules),
-        rules_is_object=not isinstance(rec.rules, str),
-        dealer=str(rec.dealer),
-        player_n=rec.players[0],
-        player_e=rec.players[1],
-        player_s=rec.players[2],
-        player_w=rec.players[3],
-        taken_n=taken[0],
-        taken_e=taken[1],
-        taken_s=taken[2],
-        taken_w=taken[3],
-        has_deal=rec.deal is not None,
-        has_tricks=rec.tricks is not None,
-        winner=None if rec.winner is None else str(rec.winner),
-        extras=orjson.dumps(rec.extras).decode() if rec.extras else None,
-        source_file=source,
-        source_line=rec.source_line,
-    )
     deal = rec.effective_deal()
-    if deal is not None:
-        inferred = rec.deal is None
-        for seat in SEATS:
-            for i, card in enumerate(deal[seat], 1):
-                batch.add("deals", game_id=g, hand=h, seat=str(seat), card=card, card_order=i, inferred=inferred)
-    for i, b in enumerate(rec.bids, 1):
-        whole = isinstance(b.value, int) or float(b.value).is_integer()
-        batch.add(
-            "bids",
-            game_id=g,
-            hand=h,
-            bid_order=i,
-            seat=str(b.seat),
-            bid=int(b.value) if whole else None,
-            nil=b.nil,
-            blind=b.blind,
-            bid_value=float(b.value),
-        )
-    for t_no, t in enumerate(rec.tricks or (), 1):
-        batch.add(
-            "recorded_tricks",
-            game_id=g,
-            hand=h,
-            trick=t_no,
-            leader=str(t.leader),
-            winner=None if t.winner is None else str(t.winner),
-        )
-        for order, (seat, card) in enumerate(zip(t.seats(), t.cards), 1):
-            batch.add("plays", game_id=g, hand=h, trick=t_no, play_order=order, seat=str(seat), card=card)
     score = rec.score or (SideScore(), SideScore())
-    for side in SIDES:
-        a, b = side.seats
-        side_taken = None if rec.taken is None or taken[a] is None or taken[b] is None else taken[a] + taken[b]
-        batch.add(
-            "recorded_scores",
-            game_id=g,
-            hand=h,
-            side=str(side),
-            points=score[side].points,
-            total=score[side].total,
-            bags=score[side].bags,
-            taken=side_taken,
-            winner=None if rec.winner is None else str(rec.winner),
-            score_before=None if rec.score_before is None else rec.score_before[side],
-            bags_before=None if rec.bags_before is None else rec.bags_before[side],
-        )
+    sb, bb = rec.score_before or (None, None), rec.bags_before or (None, None)
+    play, tricks = (None, None) if rec.tricks is None else _packed_play(rec.tricks)
+    row: dict[str, Any] = {
+        "game_id": rec.game_id,
+        "hand": rec.hand,
+        "event": rec.event,
+        "date": rec.date,
+        "table_name": rec.table,
+        "round": rec.round,
+        "rules": _rules_text(rec.rules),
+        "rules_is_object": not isinstance(rec.rules, str),
+        "dealer": int(rec.dealer),
+        "player_n": rec.players[0],
+        "player_e": rec.players[1],
+        "player_s": rec.players[2],
+        "player_w": rec.players[3],
+        "taken_n": taken[0],
+        "taken_e": taken[1],
+        "taken_s": taken[2],
+        "taken_w": taken[3],
+        "has_deal": rec.deal is not None,
+        "has_tricks": rec.tricks is not None,
+        "winner": None if rec.winner is None else int(rec.winner),
+        "extras": orjson.dumps(rec.extras).decode() if rec.extras else None,
+        "source_file": source,
+        "source_line": rec.source_line,
+        "points_ns": score[0].points,
+        "total_ns": score[0].total,
+        "bags_ns": score[0].bags,
+        "points_ew": score[1].points,
+        "total_ew": score[1].total,
+        "bags_ew": score[1].bags,
+        "score_before_ns": sb[0],
+        "score_before_ew": sb[1],
+        "bags_before_ns": bb[0],
+        "bags_before_ew": bb[1],
+        "bid_seats": [int(b.seat) for b in rec.bids],
+        "bid_values": [float(b.value) for b in rec.bids],
+        "bid_nils": [b.nil for b in rec.bids],
+        "bid_blinds": [b.blind for b in rec.bids],
+        "deal": None if deal is None else _packed_deal(deal),
+        "play": play,
+        "tricks": tricks,
+    }
+    return row
+
+
+def _add_record(batch: _Batch, rec: HandRecord, source: str) -> None:
+    batch.keys.append((rec.game_id, rec.hand))
+    batch.add(HAND_RECORDS, **hand_row(rec, source))
     for w in rec.warnings:
-        batch.add("load_warnings", source_file=source, source_line=rec.source_line, game_id=g, hand=h, message=w)
+        batch.add("load_warnings", source_file=source, source_line=rec.source_line, game_id=rec.game_id, hand=rec.hand, message=w)
 
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
@@ -227,7 +261,7 @@ def _table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
 
 def _flush(con: duckdb.DuckDBPyConnection, batch: _Batch, errors: list[LoadError]) -> None:
     for table, cols in batch.rows.items():
-        arrow = pa.table(cols)
+        arrow = pa.table(cols, schema=HAND_RECORDS_SCHEMA) if table == HAND_RECORDS else pa.table(cols)
         con.register("_batch", arrow)
         names = ", ".join(cols)
         con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM _batch")
@@ -254,18 +288,13 @@ def _forget_files(con: duckdb.DuckDBPyConnection, sources: list[str]) -> None:
     try:
         where = "source_file IN (SELECT source_file FROM _forget_sources)"
         if not con.execute(
-            f"SELECT (SELECT count(*) FROM (SELECT 1 FROM hands WHERE {where} LIMIT 1)) + "
+            f"SELECT (SELECT count(*) FROM (SELECT 1 FROM {HAND_RECORDS} WHERE {where} LIMIT 1)) + "
             f"(SELECT count(*) FROM (SELECT 1 FROM load_errors WHERE {where} LIMIT 1)) + "
             f"(SELECT count(*) FROM (SELECT 1 FROM load_warnings WHERE {where} LIMIT 1))"
         ).fetchall()[0][0]:
             return  # nothing of these files is loaded (the usual case for new files)
-        for table in _HAND_TABLES:
-            if table == "load_warnings":
-                con.execute(f"DELETE FROM load_warnings WHERE {where}").fetchall()
-                continue
-            con.execute(f"DELETE FROM {table} WHERE (game_id, hand) IN (SELECT game_id, hand FROM hands WHERE {where})").fetchall()
-        con.execute(f"DELETE FROM hands WHERE {where}").fetchall()
-        con.execute(f"DELETE FROM load_errors WHERE {where}").fetchall()
+        for table in (HAND_RECORDS, "load_warnings", "load_errors"):
+            con.execute(f"DELETE FROM {table} WHERE {where}").fetchall()
     finally:
         con.unregister("_forget_sources")
 
@@ -307,6 +336,7 @@ class _Loader:
 
     def _begin(self) -> None:
         if not self.in_transaction:
+            ensure_storage(self.con)
             self.con.execute("BEGIN TRANSACTION")
             self.in_transaction = True
             mark_loaded(self.con)
@@ -348,7 +378,7 @@ class _Loader:
         self.con.register("_new_keys", keys)
         try:
             rows = self.con.execute(
-                "SELECT h.game_id, h.hand, h.source_file, h.source_line FROM hands h "
+                f"SELECT h.game_id, h.hand, h.source_file, h.source_line FROM {HAND_RECORDS} h "
                 "WHERE (h.game_id, h.hand) IN (SELECT game_id, hand FROM _new_keys)"
             ).fetchall()
         finally:
@@ -596,36 +626,124 @@ class _Merger:
 def iter_records(con: duckdb.DuckDBPyConnection, where: str | None = None, params: list[Any] | None = None) -> Iterator[HandRecord]:
     """Stream the loaded hands back as :class:`HandRecord`, ordered by ``game_id`` then ``hand``.
 
-    ``where`` is an optional SQL condition on the ``hands`` table (alias ``h``),
-    e.g. ``"h.game_id = ?"`` with ``params``.  The records are what was loaded,
-    field for field (a JSONL -> DuckDB -> JSONL round trip is lossless); deals
-    inferred from the play are not returned as a recorded deal.
+    ``where`` is an optional SQL condition on the stored rows (``hand_records``, alias ``h``; the
+    columns of ``hands``, with ``dealer`` and ``winner`` as ids), e.g. ``"h.game_id = ?"`` with
+    ``params``.  The records are what was loaded, field for field (a JSONL -> DuckDB -> JSONL
+    round trip is lossless); deals inferred from the play are not returned as a recorded deal.
+    A database in the plain layout (opened read-only) is read from its tables.
     """
-    columns, parts = record_rows(con, where, params)
-    yield from records_from_rows(columns, parts)
+    if storage_layout(con) == "plain":
+        columns, parts = record_rows(con, where, params)
+        yield from records_from_rows(columns, parts)
+        return
+    cond = f"WHERE {where}" if where else ""
+    warnings: dict[tuple[str, int], tuple[str, ...]] = {
+        (g, h): tuple(m)
+        for g, h, m in con.execute(
+            "SELECT game_id, hand, list(message ORDER BY message) FROM load_warnings "
+            "WHERE game_id IS NOT NULL AND hand IS NOT NULL GROUP BY ALL"
+        ).fetchall()
+    }
+    cur = con.cursor()
+    try:
+        cur.execute(f"SELECT * FROM {HAND_RECORDS} h {cond} ORDER BY game_id, hand", params or [])
+        names = [d[0] for d in cur.description]
+        while True:
+            rows = cur.fetchmany(5000)
+            if not rows:
+                break
+            for r in rows:
+                row = dict(zip(names, r))
+                yield record_from_row(row, warnings.get((row["game_id"], row["hand"]), ()))
+    finally:
+        cur.close()
+
+
+_SEATS_BY_ID = tuple(SEATS)
+_SIDES_BY_ID = tuple(SIDES)
+
+
+def record_from_row(row: Mapping[str, Any], warnings: tuple[str, ...] = ()) -> HandRecord:
+    """The :class:`HandRecord` of a ``hand_records`` row (a mapping of its columns); the inverse of
+    :func:`hand_row`.  ``warnings``: the hand's ``load_warnings`` messages."""
+    deal = None
+    if row["has_deal"]:
+        hands: list[list[str]] = [[], [], [], []]
+        for x in row["deal"] or ():
+            hands[(x >> 6) & 3].append(CARD_CODES[x & 63])
+        deal = tuple(tuple(h) for h in hands)
+    bids = []
+    for seat, value, nil, blind in zip(row["bid_seats"], row["bid_values"], row["bid_nils"], row["bid_blinds"]):
+        bids.append(Bid(_SEATS_BY_ID[seat], int(value) if float(value).is_integer() else value, bool(nil), bool(blind)))
+    tricks = None
+    if row["has_tricks"]:
+        cards: dict[int, list[str]] = {}
+        for x in row["play"] or ():
+            cards.setdefault(x >> 11, []).append(CARD_CODES[x & 63])
+        tricks = tuple(
+            Trick(_SEATS_BY_ID[x & 3], tuple(cards.get(x >> 5, ())), None if (x >> 2) & 7 == NO_WINNER else _SEATS_BY_ID[(x >> 2) & 7])
+            for x in row["tricks"] or ()
+        )
+    taken_vals = (row["taken_n"], row["taken_e"], row["taken_s"], row["taken_w"])
+    taken = None if all(v is None for v in taken_vals) else taken_vals
+    parts = (
+        SideScore(row["points_ns"], row["total_ns"], row["bags_ns"]),
+        SideScore(row["points_ew"], row["total_ew"], row["bags_ew"]),
+    )
+    score = None if all(p.is_empty() for p in parts) else parts
+    sb = (row["score_before_ns"], row["score_before_ew"])
+    bb = (row["bags_before_ns"], row["bags_before_ew"])
+    rules: Any = orjson.loads(row["rules"]) if row["rules_is_object"] else row["rules"]
+    return HandRecord(
+        game_id=row["game_id"],
+        hand=row["hand"],
+        dealer=_SEATS_BY_ID[row["dealer"]],
+        players=(row["player_n"], row["player_e"], row["player_s"], row["player_w"]),
+        bids=tuple(bids),
+        rules=rules,
+        event=row["event"],
+        date=row["date"],
+        table=row["table_name"],
+        round=row["round"],
+        deal=deal,
+        tricks=tricks,
+        taken=taken,
+        score=score,
+        score_before=None if None in sb else sb,
+        bags_before=None if None in bb else bb,
+        winner=None if row["winner"] is None else _SIDES_BY_ID[row["winner"]],
+        extras=orjson.loads(row["extras"]) if row["extras"] else {},
+        warnings=warnings,
+        source_file=row["source_file"],
+        source_line=row["source_line"],
+    )
+
+
+# --- the plain layout: reading it, converting it --------------------------------------------------
 
 
 def record_rows(
-    con: duckdb.DuckDBPyConnection, where: str | None = None, params: list[Any] | None = None
+    con: duckdb.DuckDBPyConnection, where: str | None = None, params: list[Any] | None = None, prefix: str = ""
 ) -> tuple[list[str], Iterator[tuple]]:
-    """The raw rows behind :func:`iter_records`: ``(columns, parts)`` where ``columns`` names the
-    ``hands`` columns and each item of ``parts`` holds one hand's rows (its ``hands`` row, then its
-    rows of deals, bids, recorded_tricks, plays, recorded_scores, load_warnings).  Plain tuples,
-    cheap to send to another process; :func:`records_from_rows` turns them into records."""
+    """The rows of a plain-layout database behind :func:`iter_records`: ``(columns, parts)`` where
+    ``columns`` names the ``hands`` columns and each item of ``parts`` holds one hand's rows (its
+    ``hands`` row, then its rows of deals, bids, recorded_tricks, plays, recorded_scores,
+    load_warnings); :func:`records_from_rows` turns them into records.  ``prefix``: of the table
+    names (the conversion reads the renamed tables)."""
     params = params or []
     cond = f"WHERE {where}" if where else ""
-    sel = f"(SELECT game_id, hand FROM hands h {cond})"
+    sel = f"(SELECT game_id, hand FROM {prefix}hands h {cond})"
     order = "ORDER BY game_id, hand"
 
     def q(table: str, cols: str, extra_order: str, extra_where: str = "") -> str:
         return (
-            f"SELECT game_id, hand, {cols} FROM {table} t WHERE (game_id, hand) IN {sel} {extra_where} "
+            f"SELECT game_id, hand, {cols} FROM {prefix}{table} t WHERE (game_id, hand) IN {sel} {extra_where} "
             f"{order}, {extra_order}"
         )
 
-    hand_cols = [c for c in _table_columns(con, "hands")]
+    hand_cols = [c for c in _table_columns(con, f"{prefix}hands")]
     main = con.cursor()
-    main.execute(f"SELECT {', '.join(hand_cols)} FROM hands h {cond} {order}", params)
+    main.execute(f"SELECT {', '.join(hand_cols)} FROM {prefix}hands h {cond} {order}", params)
     seat_order = "CASE seat WHEN 'N' THEN 0 WHEN 'E' THEN 1 WHEN 'S' THEN 2 ELSE 3 END"
     deals = _Merger(_grouped(con.cursor(), q("deals", "seat, card", f"{seat_order}, card_order", "AND NOT inferred"), params))
     bids = _Merger(_grouped(con.cursor(), q("bids", "seat, bid_value, nil, blind", "bid_order"), params))
@@ -716,6 +834,154 @@ def _record(row, idx, deal_rows, bid_rows, trick_rows, play_rows, score_rows, wa
         source_file=get("source_file"),
         source_line=get("source_line"),
     )
+
+
+_PLAIN = "_plain_"
+"""Prefix of a plain-layout table while :func:`convert_plain` converts it."""
+
+
+def _id_sql(codes_sql: str, col: str, sql_type: str = "INTEGER") -> str:
+    """SQL for the id of the code in ``col`` (NULL when it is none of ``codes_sql``)."""
+    return f"CAST(list_position({codes_sql}, {col}) - 1 AS {sql_type})"
+
+
+def _convert_plain_sql(con: duckdb.DuckDBPyConnection) -> None:
+    """Write ``hand_records`` and ``checked_tricks`` from the renamed plain tables in SQL (packed as
+    :data:`spadework.parsers.schema.PACKING` says)."""
+    from spadework.parsers.encoding import CARD_SQL, PLAY_SUIT_SQL, SEAT_SQL, SIDE_SQL
+
+    p = _PLAIN
+    card, seat = _id_sql(CARD_SQL, "card"), _id_sql(SEAT_SQL, "seat")
+    winner = f"coalesce({_id_sql(SEAT_SQL, 'winner')}, {NO_WINNER})"
+    side = lambda col, sd: f"any_value({col}) FILTER (WHERE side = '{sd}')"  # noqa: E731
+    scores = ", ".join(
+        f"{side(c, sd)} AS {c}_{sd.lower()}" for sd in ("NS", "EW") for c in ("points", "total", "bags", "score_before", "bags_before")
+    )
+    con.execute(f"""
+        INSERT INTO {HAND_RECORDS} BY NAME
+        WITH d AS (SELECT game_id, hand,
+                          list(CAST({card} + {seat} * 64 + CAST(card_order AS BIGINT) * 256 AS UINTEGER) ORDER BY {seat}, card_order) AS deal
+                   FROM {p}deals GROUP BY ALL),
+        pl AS (SELECT game_id, hand,
+                      list(CAST({card} + {seat} * 64 + play_order * 256 + trick * 2048 AS USMALLINT) ORDER BY trick, play_order) AS play
+               FROM {p}plays GROUP BY ALL),
+        t AS (SELECT game_id, hand, list(CAST({_id_sql(SEAT_SQL, "leader")} + {winner} * 4 + trick * 32 AS USMALLINT) ORDER BY trick) AS tricks
+              FROM {p}recorded_tricks GROUP BY ALL),
+        b AS (SELECT game_id, hand, list({_id_sql(SEAT_SQL, "seat", "UTINYINT")} ORDER BY bid_order) AS bid_seats, list(bid_value ORDER BY bid_order) AS bid_values,
+                     list(nil ORDER BY bid_order) AS bid_nils, list(blind ORDER BY bid_order) AS bid_blinds
+              FROM {p}bids GROUP BY ALL),
+        s AS (SELECT game_id, hand, {scores} FROM {p}recorded_scores GROUP BY ALL)
+        SELECT h.* EXCLUDE (dealer, winner), {_id_sql(SEAT_SQL, "h.dealer", "UTINYINT")} AS dealer,
+               {_id_sql(SIDE_SQL, "h.winner", "UTINYINT")} AS winner,
+               s.* EXCLUDE (game_id, hand),
+               coalesce(b.bid_seats, []) AS bid_seats, coalesce(b.bid_values, []) AS bid_values,
+               coalesce(b.bid_nils, []) AS bid_nils, coalesce(b.bid_blinds, []) AS bid_blinds,
+               CASE WHEN d.deal IS NOT NULL THEN d.deal WHEN h.has_deal THEN [] END AS deal,
+               CASE WHEN h.has_tricks THEN coalesce(pl.play, []) END AS play,
+               CASE WHEN h.has_tricks THEN coalesce(t.tricks, []) END AS tricks
+        FROM {p}hands h LEFT JOIN d USING (game_id, hand) LEFT JOIN pl USING (game_id, hand) LEFT JOIN t USING (game_id, hand)
+             LEFT JOIN b USING (game_id, hand) LEFT JOIN s USING (game_id, hand)
+        ORDER BY h.game_id, h.hand""")
+    _convert_plain_tricks(con, strict=True)
+
+
+def _same_rows(con: duckdb.DuckDBPyConnection, a: str, b: str) -> bool:
+    """True when ``a`` and ``b`` hold the same multiset of rows (row count and the sum of a hash of each row)."""
+    cols = ", ".join(_table_columns(con, a))
+    sums = [con.execute(f"SELECT count(*), coalesce(sum(hash({cols})), 0) FROM {t}").fetchall()[0] for t in (a, b)]
+    return sums[0] == sums[1]
+
+
+def convert_plain(con: duckdb.DuckDBPyConnection) -> None:
+    """Convert a database in the plain layout (every contract table a table) to the stored layout:
+    the same rows in every table and view afterwards, in one transaction.
+
+    The conversion runs in SQL and is checked table by table (row counts and a hash of every row)
+    against the plain tables.  Where they differ (rows no loader writes, say a trick numbered 20),
+    the database is converted through its records (:func:`iter_records`: what the checker read
+    from it).  Raises ``ValueError`` when a record cannot be stored (a card code that is not a
+    card); the database is then left as it was.  The old fast path's ``fast_hands`` and
+    ``fast_state`` tables are dropped.
+    """
+    try:
+        _convert(con, None)
+    except _NotExact:
+        records = list(iter_records(con))  # the plain reader (committed tables)
+        rows = []
+        for rec in records:
+            try:
+                rows.append(hand_row(rec, rec.source_file))
+            except (KeyError, ValueError) as exc:
+                what = f"{exc.args[0]!r} is not a card" if isinstance(exc, KeyError) else str(exc)
+                raise ValueError(
+                    f"cannot convert this database to the stored layout: in game {rec.game_id!r} hand {rec.hand}, "
+                    f"{what} (open it read-only to read it as it is)"
+                ) from None
+        _convert(con, rows)
+
+
+class _NotExact(Exception):
+    """The SQL conversion would not give the plain tables' rows back."""
+
+
+def _convert(con: duckdb.DuckDBPyConnection, rows: list[dict[str, Any]] | None) -> None:
+    """One conversion attempt in a transaction: in SQL (``rows`` None; raises :class:`_NotExact` and
+    rolls back when the views would differ), or from ``rows`` of ``hand_records``."""
+    from spadework.parsers.schema import ALL_TABLES, create_tables
+    from spadework.parsers.schema import STORED_VIEWS as VIEWS
+
+    present = {
+        r[0]
+        for r in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'"
+        ).fetchall()
+    }
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for t in VIEWS:
+            if t in present:
+                con.execute(f"ALTER TABLE {t} RENAME TO {_PLAIN}{t}")
+            else:  # a partial plain database
+                con.execute(f"CREATE TABLE {_PLAIN}{t} ({ALL_TABLES[t]})")
+        create_tables(con, {k: v for k, v in ALL_TABLES.items() if k not in VIEWS})
+        create_storage(con)
+        if rows is None:
+            try:
+                _convert_plain_sql(con)
+                exact = all(_same_rows(con, f"{_PLAIN}{t}", t) for t in VIEWS)
+            except duckdb.Error:
+                exact = False
+            if not exact:
+                raise _NotExact
+        else:
+            for i in range(0, len(rows), BATCH_HANDS):
+                part = rows[i : i + BATCH_HANDS]
+                batch = _Batch()
+                batch.rows[HAND_RECORDS] = {k: [r[k] for r in part] for k in HAND_RECORDS_SCHEMA.names}
+                _flush(con, batch, [])
+            _convert_plain_tricks(con)
+        for t in VIEWS:
+            con.execute(f"DROP TABLE {_PLAIN}{t}")
+        for t in ("fast_hands", "fast_state"):
+            con.execute(f"DROP TABLE IF EXISTS {t}")
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+def _convert_plain_tricks(con: duckdb.DuckDBPyConnection, strict: bool = False) -> None:
+    """``checked_tricks`` from the plain ``tricks`` table; unless ``strict``, a code that is not a seat
+    or suit is kept as none (the SQL conversion is then checked against the plain rows)."""
+    from spadework.parsers.encoding import PLAY_SUIT_SQL, SEAT_SQL
+
+    leader = _id_sql(SEAT_SQL, "leader") if strict else f"coalesce({_id_sql(SEAT_SQL, 'leader')}, 0)"
+    con.execute(f"""
+        INSERT INTO checked_tricks
+        SELECT game_id, hand, list(CAST({leader} + coalesce({_id_sql(SEAT_SQL, "winner")}, {NO_WINNER}) * 4
+                                        + coalesce({_id_sql(PLAY_SUIT_SQL, "led_suit")}, 7) * 32
+                                        + CAST(coalesce(spades_broken, false) AS INTEGER) * 256 + trick * 512 AS USMALLINT) ORDER BY trick)
+        FROM {_PLAIN}tricks GROUP BY ALL ORDER BY game_id, hand""")
 
 
 def loaded_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:

@@ -51,7 +51,8 @@ SUIT_CODES: str = SUITS
 SUIT_ID: dict[str, int] = {s: i for i, s in enumerate(SUIT_CODES)}
 SPADE_ID = SUIT_ID["S"]
 PLAY_SUIT_CODES: str = SUITS + JOKER_SUIT
-"""Playing-suit letters in id order: the four suits, then ``J`` (4) for a joker outside the trump order."""
+"""Playing-suit letters in id order: the four suits, then ``J`` (4) for a joker outside the trump order
+(stored ``tricks.led_suit`` ids use these)."""
 JOKER_SUIT_ID = PLAY_SUIT_CODES.index(JOKER_SUIT)
 
 SEAT_CODES: tuple[str, ...] = tuple(str(s) for s in SEATS)
@@ -62,6 +63,23 @@ NO_SEAT = 255
 
 CODE_TABLE = np.array([c.encode() for c in CARD_CODES], dtype="S2")
 """``CODE_TABLE[id]`` is the card's 2-byte code (for turning id arrays back into strings)."""
+
+
+def sql_list(codes) -> str:
+    """A DuckDB list literal of ``codes`` (``['AS', 'KS', ...]``): indexed with ``id + 1`` it turns an
+    id column back into its codes in SQL (the views of the stored tables do this); an id of
+    ``NO_CARD``/``NO_SEAT`` (255) indexes past the end and gives NULL."""
+    return "[" + ", ".join("'" + c + "'" for c in codes) + "]"
+
+
+CARD_SQL = sql_list(CARD_CODES)
+"""``CARD_SQL[id + 1]`` in SQL is the card's code."""
+SEAT_SQL = sql_list(SEAT_CODES)
+"""``SEAT_SQL[id + 1]`` in SQL is the seat's letter."""
+SIDE_SQL = sql_list(SIDE_CODES)
+"""``SIDE_SQL[id + 1]`` in SQL is the side's name."""
+PLAY_SUIT_SQL = sql_list(PLAY_SUIT_CODES)
+"""``PLAY_SUIT_SQL[id + 1]`` in SQL is the playing suit's letter (``J`` for 4)."""
 
 
 def card_ids(cards) -> np.ndarray:
@@ -125,6 +143,7 @@ def deck_arrays(deck: Deck) -> DeckArrays:
 __all__ = [
     "CARD_CODES",
     "CARD_ID",
+    "CARD_SQL",
     "CODE_TABLE",
     "DeckArrays",
     "JOKER_SUIT_ID",
@@ -132,7 +151,10 @@ __all__ = [
     "NO_SEAT",
     "N_CARDS",
     "PLAY_SUIT_CODES",
+    "PLAY_SUIT_SQL",
     "SEAT_CODES",
+    "SEAT_SQL",
+    "SIDE_SQL",
     "SIDE_CODES",
     "SPADE_ID",
     "SUIT_CODES",
@@ -141,4 +163,5 @@ __all__ = [
     "card_mask",
     "deck_arrays",
     "mask_cards",
+    "sql_list",
 ]

@@ -1,12 +1,28 @@
-"""The DuckDB tables of TABLES.md: their DDL, in one place.
+"""The DuckDB tables of TABLES.md: their DDL, and how they are stored, in one place.
 
-Loaded tables hold what the logs say; derived tables hold what the checker
-computes.  No primary keys are declared: a log that breaks the rules (a card
-dealt twice) must still load as written.  The logical keys are documented on
-each table and kept by the loader and the checker.
+TABLES.md is a contract on what a query sees.  Two layouts give it:
+
+- **stored** (what :func:`spadework.parsers.db.connect` creates; every loader and checker writes
+  it): one row per hand in ``hand_records`` holds everything a log says about the hand, with
+  the deal, the play, the recorded leaders and winners and the bids as lists of small integer
+  ids (:mod:`spadework.parsers.encoding`); one row per checked hand in ``checked_tricks`` holds
+  the replayed leaders, led suits, winners and spades-broken flags.  The contract tables
+  ``hands``, ``deals``, ``bids``, ``plays``, ``recorded_tricks``, ``recorded_scores`` and
+  ``tricks`` are views over them (:data:`VIEWS`) with exactly the columns below;
+  ``hand_scores``, ``violations``, ``games``, ``load_errors`` and ``load_warnings`` are tables.
+  Loading writes one row per hand instead of about 125, and the checker reads the lists
+  straight into numpy (DuckDB hands a ``UTINYINT`` list to Arrow as one contiguous buffer).
+- **plain**: every contract table a real table (:func:`create_tables`), for databases built
+  by hand (test fixtures) and databases written before the stored layout;
+  :func:`spadework.parsers.db.connect` converts a plain database it may write to.
+
+No primary keys are declared: a log that breaks the rules (a card dealt twice) must still load
+as written.  The logical keys are documented on each table and kept by the loader and the checker.
 """
 
 from __future__ import annotations
+
+from spadework.parsers.encoding import CARD_SQL, PLAY_SUIT_SQL, SEAT_SQL, SIDE_SQL
 
 LOADED_TABLES: dict[str, str] = {
     # key: game_id, hand
@@ -183,6 +199,7 @@ ANALYSIS_TABLES: dict[str, str] = {
 }
 
 ALL_TABLES: dict[str, str] = LOADED_TABLES | DERIVED_TABLES | ANALYSIS_TABLES
+"""Every contract table (TABLES.md and our additional columns) with its columns as DDL."""
 
 # Judged by spadework.analysis.handvalue (issue 14 item 3), written by `spadework judge-bids`; not
 # created with the others (a database without them gets temporary ones computed on first use).
@@ -277,13 +294,229 @@ def create_views(con, temp: bool = False) -> None:
 
 
 def create_tables(con, tables: dict[str, str] | None = None) -> None:
-    """Create every table of TABLES.md (and our additions) that does not exist yet, then the
-    :data:`VIEWS` once every table they read exists.
+    """Create every contract table that does not exist yet as a plain table (the *plain* layout), then
+    the :data:`VIEWS` once every table they read exists.
 
-    ``con`` is a ``duckdb.DuckDBPyConnection``.
+    For databases built by hand (test fixtures, a notebook's scratch database); a loader's
+    database uses the stored layout (:func:`create_storage`).  ``con`` is a
+    ``duckdb.DuckDBPyConnection``.
     """
     for name, columns in (tables or ALL_TABLES).items():
         con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({columns})")
     have = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()").fetchall()}
     if set(ALL_TABLES) <= have:
         create_views(con)
+
+
+# --- the stored layout --------------------------------------------------------------------------
+
+_SCORE_COLUMNS = tuple(f"{k}_{side}" for side in ("ns", "ew") for k in ("points", "total", "bags"))
+_BEFORE_COLUMNS = ("score_before_ns", "score_before_ew", "bags_before_ns", "bags_before_ew")
+
+STORED_TABLES: dict[str, str] = {
+    # key: game_id, hand.  Everything a log says about one hand (the six loaded views read it).
+    # Ids: cards 0..53 (encoding.CARD_CODES), seats 0..3 (N E S W), sides 0..1 (NS EW), 255 none.
+    "hand_records": """
+        game_id VARCHAR NOT NULL,
+        hand INTEGER NOT NULL,
+        event VARCHAR,
+        date VARCHAR,
+        table_name VARCHAR,
+        round VARCHAR,
+        rules VARCHAR,
+        rules_is_object BOOLEAN,
+        dealer UTINYINT,
+        player_n VARCHAR,
+        player_e VARCHAR,
+        player_s VARCHAR,
+        player_w VARCHAR,
+        taken_n INTEGER,
+        taken_e INTEGER,
+        taken_s INTEGER,
+        taken_w INTEGER,
+        has_deal BOOLEAN,
+        has_tricks BOOLEAN,
+        winner UTINYINT,
+        extras VARCHAR,
+        source_file VARCHAR,
+        source_line INTEGER,
+        points_ns INTEGER,
+        total_ns INTEGER,
+        bags_ns INTEGER,
+        points_ew INTEGER,
+        total_ew INTEGER,
+        bags_ew INTEGER,
+        score_before_ns INTEGER,
+        score_before_ew INTEGER,
+        bags_before_ns INTEGER,
+        bags_before_ew INTEGER,
+        bid_seats UTINYINT[],
+        bid_values DOUBLE[],
+        bid_nils BOOLEAN[],
+        bid_blinds BOOLEAN[],
+        deal UINTEGER[],
+        play USMALLINT[],
+        tricks USMALLINT[]
+    """,
+    # key: game_id, hand.  The checker's replay of one hand: one packed value per trick (see
+    # PACKING): its number, leader, winner, led suit and whether spades were broken when it was led.
+    "checked_tricks": """
+        game_id VARCHAR NOT NULL,
+        hand INTEGER NOT NULL,
+        tricks USMALLINT[] NOT NULL
+    """,
+}
+"""The tables of the stored layout that hold the views' rows (see the module doc and PACKING)."""
+
+PACKING = """How the lists of ``hand_records`` and ``checked_tricks`` pack one row of a view into one integer
+(a view then unpacks it with shifts and masks: as cheap to scan as a table, and the checker takes the
+low bits as card ids without a copy).  Ids are those of spadework.parsers.encoding.
+
+- ``hand_records.deal`` (UINTEGER, seat by seat N E S W, each seat's cards in their order):
+  ``card | seat << 6 | card_order << 8`` (card_order from 1); the effective deal: the recorded one,
+  else (``has_deal`` false) the one inferred from a complete play; NULL when there is none.
+- ``hand_records.play`` (USMALLINT, in play order): ``card | seat << 6 | play_order << 8 | trick << 11``
+  (play_order 1..4, trick 1..15); NULL when no tricks are recorded.
+- ``hand_records.tricks`` (USMALLINT, one per recorded trick, in order):
+  ``leader | winner << 2 | trick << 5`` with winner 4 when none is recorded; NULL when no tricks.
+- ``checked_tricks.tricks`` (USMALLINT, one per replayed trick, in order):
+  ``leader | winner << 2 | led_suit << 5 | spades_broken << 8 | trick << 9`` with winner 4 when the
+  trick is incomplete and led_suit 7 when none (led_suit ids: encoding.PLAY_SUIT_CODES).
+"""
+
+NO_WINNER = 4
+"""The winner field of a packed trick when there is none (SEAT_SQL[4 + 1] is NULL)."""
+NO_LED_SUIT = 7
+"""The led-suit field of a packed checked trick when there is none."""
+MAX_TRICKS = 15
+"""The most tricks a packed play can number (parsers allow 13)."""
+
+
+def pack_deal_card(card: int, seat: int, order: int) -> int:
+    """One ``hand_records.deal`` value (``order`` from 1; see PACKING)."""
+    return card | seat << 6 | order << 8
+
+
+def pack_play(card: int, seat: int, play_order: int, trick: int) -> int:
+    """One ``hand_records.play`` value (``play_order`` 1..4, ``trick`` 1..15; see PACKING)."""
+    return card | seat << 6 | play_order << 8 | trick << 11
+
+
+def pack_trick(leader: int, winner: int | None, trick: int) -> int:
+    """One ``hand_records.tricks`` value (``winner`` None when not recorded; see PACKING)."""
+    return leader | (NO_WINNER if winner is None else winner) << 2 | trick << 5
+
+
+def pack_checked_trick(leader: int, winner: int | None, led_suit: int | None, broken: bool, trick: int) -> int:
+    """One ``checked_tricks.tricks`` value (see PACKING)."""
+    return (
+        leader
+        | (NO_WINNER if winner is None else winner) << 2
+        | (NO_LED_SUIT if led_suit is None else led_suit) << 5
+        | int(broken) << 8
+        | trick << 9
+    )
+
+
+_SIDE_OF = {"NS": ("ns", "n", "s"), "EW": ("ew", "e", "w")}
+
+STORED_VIEWS: dict[str, str] = {
+    "hands": f"""
+        SELECT game_id, hand, event, date, table_name, round, rules, rules_is_object,
+               {SEAT_SQL}[dealer + 1] AS dealer, player_n, player_e, player_s, player_w,
+               taken_n, taken_e, taken_s, taken_w, has_deal, has_tricks, {SIDE_SQL}[winner + 1] AS winner,
+               extras, source_file, source_line
+        FROM hand_records""",
+    "deals": f"""
+        SELECT game_id, hand, {SEAT_SQL}[((x >> 6) & 3) + 1] AS seat, {CARD_SQL}[(x & 63) + 1] AS card,
+               CAST(x >> 8 AS INTEGER) AS card_order, NOT has_deal AS inferred
+        FROM (SELECT game_id, hand, has_deal, unnest(deal) AS x FROM hand_records)""",
+    "bids": f"""
+        SELECT game_id, hand, CAST(bid_order AS INTEGER) AS bid_order, {SEAT_SQL}[seat + 1] AS seat,
+               CASE WHEN bid_value = trunc(bid_value) THEN CAST(bid_value AS INTEGER) END AS bid,
+               nil, blind, bid_value
+        FROM (SELECT game_id, hand, generate_subscripts(bid_seats, 1) AS bid_order, unnest(bid_seats) AS seat,
+                     unnest(bid_values) AS bid_value, unnest(bid_nils) AS nil, unnest(bid_blinds) AS blind
+              FROM hand_records)""",
+    "plays": f"""
+        SELECT game_id, hand, CAST(x >> 11 AS INTEGER) AS trick, CAST((x >> 8) & 7 AS INTEGER) AS play_order,
+               {SEAT_SQL}[((x >> 6) & 3) + 1] AS seat, {CARD_SQL}[(x & 63) + 1] AS card
+        FROM (SELECT game_id, hand, unnest(play) AS x FROM hand_records)""",
+    "recorded_tricks": f"""
+        SELECT game_id, hand, CAST(x >> 5 AS INTEGER) AS trick, {SEAT_SQL}[(x & 3) + 1] AS leader,
+               {SEAT_SQL}[((x >> 2) & 7) + 1] AS winner
+        FROM (SELECT game_id, hand, unnest(tricks) AS x FROM hand_records)""",
+    "recorded_scores": "\n        UNION ALL".join(
+        f"""
+        SELECT game_id, hand, '{side}' AS side, points_{sd} AS points, total_{sd} AS total, bags_{sd} AS bags,
+               TRY_CAST(CAST(taken_{a} AS BIGINT) + taken_{b} AS INTEGER) AS taken, {SIDE_SQL}[winner + 1] AS winner,
+               score_before_{sd} AS score_before, bags_before_{sd} AS bags_before
+        FROM hand_records"""
+        for side, (sd, a, b) in _SIDE_OF.items()
+    ),
+    "tricks": f"""
+        SELECT game_id, hand, CAST(x >> 9 AS INTEGER) AS trick, {SEAT_SQL}[(x & 3) + 1] AS leader,
+               {PLAY_SUIT_SQL}[((x >> 5) & 7) + 1] AS led_suit, {SEAT_SQL}[((x >> 2) & 7) + 1] AS winner,
+               ((x >> 8) & 1) = 1 AS spades_broken
+        FROM (SELECT game_id, hand, unnest(tricks) AS x FROM checked_tricks)""",
+}
+"""The contract tables that are views in the stored layout: name -> the SELECT behind it.  Each
+gives exactly the columns (names, types, order) of :data:`ALL_TABLES`; ``tests/test_storage.py``
+checks it.  (:data:`VIEWS` are views over the contract tables in either layout.)"""
+
+LAYOUT_TABLES: dict[str, str] = STORED_TABLES | {k: v for k, v in ALL_TABLES.items() if k not in STORED_VIEWS}
+"""Every real table of the stored layout."""
+
+
+def create_storage(con) -> None:
+    """Create the stored layout's tables and views where missing (see the module doc).
+
+    Raises ``ValueError`` on a database in the plain layout (convert it with
+    :func:`spadework.parsers.db.connect`, which does so when it may write)."""
+    if storage_layout(con) == "plain":
+        raise ValueError("this database keeps its tables in the plain layout; open it with spadework.parsers.db.connect to convert it")
+    for name, columns in LAYOUT_TABLES.items():
+        con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({columns})")
+    for name, sql in STORED_VIEWS.items():
+        con.execute(f"CREATE VIEW IF NOT EXISTS {name} AS {sql}")
+    create_views(con)
+
+
+def storage_layout(con) -> str:
+    """``"stored"`` when the database holds ``hand_records``, ``"plain"`` when it holds a ``hands``
+    table instead, ``"empty"`` when it holds neither (of the current database and schema)."""
+    names = {
+        r[0]
+        for r in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'"
+        ).fetchall()
+    }
+    if "hand_records" in names:
+        return "stored"
+    if "hands" in names:
+        return "plain"
+    return "empty"
+
+
+_ARROW_TYPES = {
+    "VARCHAR": "string",
+    "INTEGER": "int32",
+    "BOOLEAN": "bool_",
+    "UTINYINT": "uint8",
+    "USMALLINT": "uint16",
+    "UINTEGER": "uint32",
+    "DOUBLE": "float64",
+    "BIGINT": "int64",
+}
+
+
+def arrow_schema(ddl: str):
+    """The ``pyarrow.Schema`` of a DDL string of this module (``UTINYINT[]`` -> ``list<uint8>``...)."""
+    import pyarrow as pa
+
+    def typ(sql: str):
+        if sql.endswith("[]"):
+            return pa.list_(typ(sql[:-2]))
+        return getattr(pa, _ARROW_TYPES[sql])()
+
+    return pa.schema([(name, typ(sql)) for name, sql in column_types(ddl)])

@@ -160,7 +160,7 @@ def test_a_folder_without_logs_is_an_error(tmp_path):
 
 
 @pytest.mark.parametrize("target", ["data/sample", "data/club_night.spn", "data/scoresheet.csv"])
-def test_fast_engine_gives_the_reference_findings(target):
+def test_compiled_engine_gives_the_reference_findings(target):
     ref = json.loads(run("validate", ROOT / target, "--json", "--engine", "replay").output)
     fast = json.loads(run("validate", ROOT / target, "--json", "--engine", "fast").output)
     assert fast["findings_by_code"] == ref["findings_by_code"]
@@ -168,54 +168,54 @@ def test_fast_engine_gives_the_reference_findings(target):
 
 
 def test_auto_engine_picks_by_the_size_of_the_logs(monkeypatch, tmp_path):
-    import spadework.analysis.cli as cli
+    from spadework.analysis.engine import engines
 
     size = (DATA / "sample" / "season.jsonl").stat().st_size
-    monkeypatch.setattr(cli, "AUTO_FAST_BYTES", size + 1)
-    assert cli._engine_for_logs("auto", [DATA / "sample" / "season.jsonl"]) == "replay"
-    monkeypatch.setattr(cli, "AUTO_FAST_BYTES", size)
-    assert cli._engine_for_logs("auto", [DATA / "sample" / "season.jsonl"]) == "fast"
-    assert cli._engine_for_logs("auto", [DATA / "sample"]) == "fast"  # folders are summed
-    assert cli._engine_for_logs("replay", [DATA / "sample"]) == "replay"
-    assert cli._engine_for_logs("auto", [tmp_path / "missing"]) == "replay"  # the loader reports it
-    # the fast path under auto prints what the reference prints
-    ref = run("validate", DATA / "sample", "--engine", "replay")
+    monkeypatch.setattr(engines, "AUTO_COMPILED_BYTES", size + 1)
+    assert engines.engine_for_logs("auto", [DATA / "sample" / "season.jsonl"]).name == "reference"
+    monkeypatch.setattr(engines, "AUTO_COMPILED_BYTES", size)
+    assert engines.engine_for_logs("auto", [DATA / "sample" / "season.jsonl"]).name == "compiled"
+    assert engines.engine_for_logs("auto", [DATA / "sample"]).name == "compiled"  # folders are summed
+    assert engines.engine_for_logs("replay", [DATA / "sample"]).name == "reference"
+    assert engines.engine_for_logs("auto", [tmp_path / "missing"]).name == "reference"  # the loader reports it
+    # the compiled engine under auto prints what the reference prints
+    ref = run("validate", DATA / "sample", "--engine", "reference")
     auto = run("validate", DATA / "sample")
     assert auto.exit_code == ref.exit_code == 1
     assert auto.output == ref.output
 
 
 def test_auto_engine_for_check_counts_the_loaded_hands(monkeypatch, tmp_path):
-    import spadework.analysis.cli as cli
+    from spadework.analysis.engine import engines
     from spadework.parsers.db import connect, load_files
 
     con = connect(None)
     load_files(con, [DATA / "club_night.jsonl"])
     hands = con.execute("SELECT count(*) FROM hands").fetchone()[0]
-    monkeypatch.setattr(cli, "AUTO_FAST_HANDS", hands)
-    assert cli._engine_for_db("auto", con) == "fast"
-    monkeypatch.setattr(cli, "AUTO_FAST_HANDS", hands + 1)
-    assert cli._engine_for_db("auto", con) == "replay"
+    monkeypatch.setattr(engines, "AUTO_COMPILED_HANDS", hands)
+    assert engines.engine_for_db("auto", con).name == "compiled"
+    monkeypatch.setattr(engines, "AUTO_COMPILED_HANDS", hands + 1)
+    assert engines.engine_for_db("auto", con).name == "reference"
 
 
 def test_unknown_engine_is_a_usage_error():
     r = run("validate", DATA / "club_night.jsonl", "--engine", "turbo")
-    assert r.exit_code == 2 and "--engine must be one of auto, fast, replay" in r.output
+    assert r.exit_code == 2 and "unknown engine 'turbo': choose one of auto, reference, compiled, replay, fast" in r.output
 
 
-def test_memory_limit_defaults_under_the_fast_engine_and_spills_to_a_private_folder():
-    import spadework.analysis.cli as cli
+def test_memory_limit_defaults_under_the_compiled_engine_and_spills_to_a_private_folder():
+    from spadework.analysis.engine import engines
     from spadework.parsers.db import connect
 
     con = connect(None)
     default = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
-    cli._limit_memory(con, None, "replay")
+    engines.limit_memory(con, None, engines.REFERENCE)
     assert con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == default
-    cli._limit_memory(con, None, "fast")
+    engines.limit_memory(con, None, engines.COMPILED)
     limit, spill = con.execute("SELECT current_setting('memory_limit'), current_setting('temp_directory')").fetchone()
     assert limit != default and limit.endswith("MiB") and float(limit.split()[0]) < 384
     assert "spadework-spill-" in spill
-    cli._limit_memory(con, "2GB", "replay")
+    engines.limit_memory(con, "2GB", engines.REFERENCE)
     assert con.execute("SELECT current_setting('memory_limit')").fetchone()[0].startswith("1.8")
 
 
@@ -231,15 +231,12 @@ def test_bad_memory_limit_is_a_usage_error(limit, says):
 def test_running_out_of_memory_is_a_clear_error(monkeypatch, tmp_path):
     import duckdb
 
-    import spadework.analysis.engine.fast as fast
+    import spadework.analysis.engine.loader as loader
 
     def boom(*a, **k):
         raise duckdb.OutOfMemoryException("Out of Memory Error: could not allocate block of size 256.0 KiB")
 
-    import spadework.analysis.engine.fast.load as fast_load
-
-    monkeypatch.setattr(fast, "load_fast", boom)
-    monkeypatch.setattr(fast_load, "load_fast", boom)
+    monkeypatch.setattr(loader, "load_fast", boom)
     for args in (["validate"], ["load", "--db", tmp_path / "x.duckdb"]):
         r = run(*args, DATA / "club_night.jsonl", "--engine", "fast")
         assert r.exit_code == 2, args

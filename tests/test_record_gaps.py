@@ -240,7 +240,7 @@ def test_a_trick_of_five_cards_does_not_cost_the_rest_of_the_game_its_checks():
 def test_the_fast_path_sends_a_game_with_a_missing_hand_to_the_reference():
     # a game recording no score: only the gap in its hand numbers tells (HAND_MISSING)
     from spadework.analysis.engine.checker import check_db
-    from spadework.analysis.engine.fast import check_fast
+    from spadework.analysis.engine.engines import check_compiled as check_fast
     from spadework.analysis.sim.season import iter_season
     from spadework.parsers.db import connect, load_items
 
@@ -251,7 +251,7 @@ def test_the_fast_path_sends_a_game_with_a_missing_hand_to_the_reference():
     for check in (check_db, check_fast):
         con = connect(None)
         load_items(con, iter(recs), "mem")
-        summary = check(con) if check is check_db else check(con, workers=1)
+        summary = check(con)
         dbs.append(([f.to_row() for f in summary.findings], con.execute("SELECT * FROM games").fetchall()))
     assert dbs[0] == dbs[1]
     assert [(r["code"], r["hand"]) for r in dbs[0][0]] == [(F.HAND_MISSING, 5)]

@@ -132,7 +132,7 @@ def club_db(tmp_path_factory):
     path = tmp_path_factory.mktemp("standings") / "club.duckdb"
     con = db.connect(path)
     db.load_files(con, CLUB)
-    con.execute("UPDATE hands SET player_n = '=HYPERLINK(\"x\")' WHERE player_n = 'rosa'")
+    con.execute("UPDATE hand_records SET player_n = '=HYPERLINK(\"x\")' WHERE player_n = 'rosa'")  # the stored row behind hands
     check_db(con)
     con.close()
     return path

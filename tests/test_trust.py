@@ -150,7 +150,9 @@ def test_a_first_check_that_fails_part_way_leaves_nothing_to_read(tmp_path, monk
 
 
 def test_the_fast_engine_keeps_the_same_state(tmp_path):
-    from spadework.analysis.engine.fast import check_fast, load_fast, validate_fast
+    from spadework.analysis.engine.engines import COMPILED
+
+    check_fast, load_fast, validate_fast = COMPILED.check, COMPILED.load, COMPILED.validate
 
     con = db.connect(tmp_path / "x.duckdb")
     load_fast(con, [CLEAN])
@@ -460,7 +462,8 @@ def test_many_small_files_are_written_in_a_few_batches(tmp_path, monkeypatch):
 
 
 def test_the_fast_engine_loads_small_files_in_batches_too(tmp_path, monkeypatch):
-    from spadework.analysis.engine.fast import check_fast, load_fast
+    from spadework.analysis.engine.engines import check_compiled as check_fast
+    from spadework.analysis.engine.loader import load_fast
 
     _one_hand_files(tmp_path / "f", 200)
     (tmp_path / "f" / "h0007.jsonl").write_text("not json\n", encoding="utf-8")

@@ -39,7 +39,7 @@ from spadework.analysis.engine.replay import HandReplay, replay_hand
 from spadework.analysis.engine.rules import STANDARD, Ruleset, RulesError, get_ruleset, ruleset_name
 from spadework.analysis.engine.scoring import ScoreChain, SideResult, apply_renege_penalty, score_side
 from spadework.parsers.model import HandRecord
-from spadework.parsers.schema import DERIVED_TABLES, column_types, create_tables
+from spadework.parsers.schema import DERIVED_TABLES, column_types
 from spadework.parsers.seats import SIDES, Side
 from spadework.parsers.state import loaded_generation, mark_checked
 
@@ -766,16 +766,15 @@ class DerivedWriter:
         self.add_rows("games", [gc.game])
 
     def _flush(self, table: str) -> None:
+        from spadework.analysis.engine import storage
+
         buf = self.buffers[table]
         if not next(iter(buf.values())):
             return
-        tbl = self._pa.table(buf, schema=self.schemas[table])
-        name = f"_spadework_{table}_batch"
-        self.con.register(name, tbl)
-        try:
-            self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM {name}")
-        finally:
-            self.con.unregister(name)
+        if table == "tricks" and "tricks" not in storage.derived_tables(self.con):  # stored: one row per hand
+            storage.insert_arrow(self.con, storage.CHECKED_TRICKS, storage.checked_tricks_table(buf))
+        else:
+            storage.insert_arrow(self.con, table, self._pa.table(buf, schema=self.schemas[table]))
         for col in buf.values():
             col.clear()
 
@@ -786,10 +785,11 @@ class DerivedWriter:
 
 
 def replace_derived_tables(con) -> None:
-    """Drop and re-create ``tricks``, ``violations``, ``hand_scores``, ``games`` (empty)."""
-    for t in DERIVED_TABLES:
-        con.execute(f"DROP TABLE IF EXISTS {t}")
-    create_tables(con, DERIVED_TABLES)
+    """Empty the derived tables ``tricks``, ``violations``, ``hand_scores``, ``games``
+    (:func:`spadework.analysis.engine.storage.reset_derived`)."""
+    from spadework.analysis.engine.storage import reset_derived
+
+    reset_derived(con)
 
 
 def check_db(

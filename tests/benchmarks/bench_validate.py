@@ -1,35 +1,40 @@
 #!/usr/bin/env python
-"""Benchmark of ``spadework validate`` against its floor and against OpenSpiel (issue 7).
+"""Benchmark of ``spadework validate`` against its floor and against OpenSpiel (issue 13 item 6).
 
 Run ``python tests/benchmarks/bench_validate.py [--hands N]`` (also the body of
 ``spadework bench``: :func:`main` takes the argument list).  It
 
 1. generates N canonical JSON Lines hands with the simulator (``spadework.analysis.sim``; a small
-   rate of planted faults), cached under ``$SPADEWORK_BENCH_CACHE`` or
-   ``~/.cache/spadework-bench`` (never in the repository) and reused by later runs;
+   rate of planted faults), and seasons of the same size under ``barmore`` and ``nyc``, cached
+   under ``$SPADEWORK_BENCH_CACHE`` or ``~/.cache/spadework-bench`` (never in the repository)
+   and reused by later runs;
 2. measures, each stage in its own subprocess (so peak RSS is per stage), best and median
    of ``--reps`` repetitions:
 
    - ``floor``: DuckDB's bare ``read_json`` of the file plus unnesting the tricks to one
      row per play, into a table (``floor_count``: the same query only counted);
-   - ``floor_tables``: the rows TABLES.md asks of a validation (the six loaded tables, 13
-     ``tricks`` and 2 ``hand_scores`` rows per hand), written from one ``read_json`` with no
-     check at all: the least any validate can do with this schema;
-   - ``validate_fast``: ``spadework validate`` end to end on the fast path
-     (:func:`spadework.analysis.engine.fast.validate_fast`: parse, load, replay and score, findings written
-     to the in-memory database), with 1 and 2 DuckDB threads;
-   - ``validate_ref``: the same with the reference path (``spadework.parsers.db.load_files`` +
-     ``spadework.analysis.engine.checker.check_db``) on the first ``--ref-hands`` hands (it runs at about a
-     thousand hands a second);
-   - ``check_fast`` / ``check_ref``: the check alone on an already loaded database file;
+   - ``validate``: ``spadework validate`` end to end with the compiled engine
+     (:data:`spadework.analysis.engine.engines.COMPILED`: the compiled reader, the stored rows,
+     the compiled core, every derived row and finding written to the in-memory database), with
+     1 and 2 threads (DuckDB's and numba's); ``validate_barmore``/``validate_nyc`` on the other
+     seasons; ``validate_small``: the first 100,000 hands (peak RSS flat in N);
+   - ``check``: the check alone (:func:`~spadework.analysis.engine.engines.check_compiled`) on an
+     already loaded database file, 1 and 2 threads (read the stored rows, check, write the
+     derived tables); ``core``: the compiled core alone on the same hands already packed in
+     memory (what OpenSpiel's ``deserialize_state`` is timed on);
+   - ``validate_ref`` / ``check_ref``: the reference engine on the first ``--ref-hands`` hands;
    - ``openspiel``: OpenSpiel's C++ replay (``pyspiel`` ``deserialize_state``) of the same
-     hands, converted to OpenSpiel actions beforehand (untimed), and ``openspiel_apply``:
-     the Python ``apply_action`` loop;
+     hands, converted to OpenSpiel actions beforehand (untimed, cached), and
+     ``openspiel_apply``: the Python ``apply_action`` loop;
+   - ``compile_fresh`` / ``compile_cached``: the first use of the compiled code (the reader,
+     the bridge and the core, on a few hands) in a process with an empty numba cache, then in a
+     later process with the cache it wrote;
 
-3. prints hands per second, peak RSS and the ratios (validate / floor, check vs OpenSpiel,
-   2 threads vs 1) and, with ``--record`` only, appends a section to the tracked
-   ``tests/benchmarks/results.md`` with the machine (cores, memory), date and N (record runs
-   made on a quiet machine; a trial run leaves the checkout as it was).
+3. prints hands per second, peak RSS, the seconds per step and the ratios (validate / floor,
+   check vs OpenSpiel, 2 threads vs 1, barmore and nyc vs standard) against the targets and,
+   with ``--record`` only, appends a section to the tracked ``tests/benchmarks/results.md``
+   with the machine (cores, memory, load), date and N (record runs made on a quiet machine; a
+   trial run leaves the checkout as it was).
 
 :func:`run_benchmark` returns everything as a dict.
 """
@@ -56,10 +61,12 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 RESULTS = Path(__file__).with_name("results.md")
-DEFAULT_HANDS = 20_000
+DEFAULT_HANDS = 100_000
 DEFAULT_REF_HANDS = 3_000
 DEFAULT_MEMORY_LIMIT = "384MB"
 DEFAULT_FAULT_RATE = 0.001
+SMALL_HANDS = 100_000
+"""The smaller run of the same file whose peak RSS the full run's is compared with."""
 DATASET_VERSION = 1  # bump when the generator changes, so caches are not reused
 
 
@@ -75,15 +82,15 @@ def cache_dir() -> Path:
     return Path(base) / "spadework-bench"
 
 
-def _generate_part(args: tuple[str, int, int, float, str]) -> int:
+def _generate_part(args: tuple[str, int, int, float, str, str]) -> int:
     """Write ``hands`` simulated hands (whole games, the last one cut) to ``path``; returns the count."""
-    path, hands, seed, fault_rate, prefix = args
+    path, hands, seed, fault_rate, prefix, rules = args
     from spadework.analysis.sim.season import iter_season
     from spadework.parsers.jsonl import dumps_record
 
     n = 0
     with open(path, "w", encoding="utf-8", newline="\n") as f:
-        for g in iter_season(12, 10**9, seed, fault_rate=fault_rate, prefix=prefix):
+        for g in iter_season(12, 10**9, seed, rules=rules, fault_rate=fault_rate, prefix=prefix):
             for rec in g.records:
                 f.write(dumps_record(rec))
                 f.write("\n")
@@ -93,11 +100,16 @@ def _generate_part(args: tuple[str, int, int, float, str]) -> int:
     return n
 
 
-def dataset(hands: int, seed: int = 1, fault_rate: float = DEFAULT_FAULT_RATE, workers: int | None = None, quiet: bool = False) -> Path:
-    """The cached JSON Lines file of ``hands`` simulated hands (generated in parallel parts when missing)."""
+def dataset(
+    hands: int, seed: int = 1, fault_rate: float = DEFAULT_FAULT_RATE, workers: int | None = None, quiet: bool = False,
+    rules: str = "standard",
+) -> Path:
+    """The cached JSON Lines file of ``hands`` simulated hands under ``rules`` (generated in parallel
+    parts when missing)."""
     d = cache_dir()
     d.mkdir(parents=True, exist_ok=True)
-    path = d / f"season-v{DATASET_VERSION}-{hands}-s{seed}-f{fault_rate:g}.jsonl"
+    tag = "" if rules == "standard" else f"-{rules}"
+    path = d / f"season-v{DATASET_VERSION}{tag}-{hands}-s{seed}-f{fault_rate:g}.jsonl"
     if path.exists():
         return path
     workers = workers or os.cpu_count() or 1
@@ -106,8 +118,8 @@ def dataset(hands: int, seed: int = 1, fault_rate: float = DEFAULT_FAULT_RATE, w
     tmp = [str(path) + f".part{i}" for i in range(parts)]
     t0 = time.perf_counter()
     if not quiet:
-        print(f"generating {hands:,} hands with the simulator ({parts} process(es)) into {path} ...", flush=True)
-    jobs = [(tmp[i], share[i], seed * 1000 + i, fault_rate, f"b{seed}p{i}") for i in range(parts)]
+        print(f"generating {hands:,} {rules} hands with the simulator ({parts} process(es)) into {path} ...", flush=True)
+    jobs = [(tmp[i], share[i], seed * 1000 + i, fault_rate, f"b{seed}p{i}", rules) for i in range(parts)]
     if parts == 1:
         _generate_part(jobs[0])
     else:
@@ -145,13 +157,13 @@ def _code_version() -> str:
     import hashlib
 
     h = hashlib.sha256()
-    for f in sorted((ROOT / "analysis" / "fast").glob("*.py")) + [ROOT / "parsers" / "db.py", ROOT / "parsers" / "schema.py"]:
+    for f in [ROOT / "analysis" / "engine" / "loader.py", ROOT / "parsers" / "jsonl_scan.py", ROOT / "parsers" / "db.py", ROOT / "parsers" / "schema.py"]:
         h.update(f.read_bytes())
     return h.hexdigest()[:10]
 
 
 def loaded_db(path: Path, quiet: bool = False) -> Path:
-    """A cached DuckDB file with ``path`` loaded by the fast loader (the rows are the reference's),
+    """A cached DuckDB file with ``path`` loaded by the compiled loader (the rows are the reference's),
     rebuilt whenever the loader's code changes."""
     db = path.with_name(f"{path.stem}.{_code_version()}.duckdb")
     if not db.exists():
@@ -170,6 +182,12 @@ def _connect(args: dict[str, Any], path: str | None = None):
 
     con = connect(path)
     con.execute(f"SET threads = {int(args['threads'])}")
+    try:
+        import numba
+
+        numba.set_num_threads(min(int(args["threads"]), numba.config.NUMBA_NUM_THREADS))
+    except ImportError:
+        pass
     if args.get("memory_limit"):
         con.execute(f"SET memory_limit = '{args['memory_limit']}'")
         spill = tempfile.mkdtemp(prefix="spadework-bench-spill-")
@@ -196,84 +214,26 @@ def _stage_floor(args: dict[str, Any]) -> dict[str, Any]:
     return {"seconds": time.perf_counter() - t0, "rows": rows}
 
 
-# The rows TABLES.md asks of a validation, written straight from ``read_json`` with no check at all:
-# the least any validate must do with this schema (the "tables floor").
-_TABLES_FLOOR_SQL = [
-    """CREATE TEMP TABLE st AS SELECT * FROM read_json('{f}', columns = {{
-        game_id: 'VARCHAR', hand: 'INTEGER', event: 'VARCHAR', date: 'VARCHAR', "table": 'VARCHAR',
-        round: 'VARCHAR', rules: 'VARCHAR', dealer: 'VARCHAR',
-        players: 'STRUCT(N VARCHAR, E VARCHAR, S VARCHAR, W VARCHAR)',
-        deal: 'STRUCT(N VARCHAR[], E VARCHAR[], S VARCHAR[], W VARCHAR[])',
-        bids: 'STRUCT(seat VARCHAR, bid VARCHAR, blind BOOLEAN)[]',
-        tricks: 'STRUCT(leader VARCHAR, cards VARCHAR[], winner VARCHAR)[]',
-        taken: 'STRUCT(N INTEGER, E INTEGER, S INTEGER, W INTEGER)',
-        score: 'STRUCT(NS STRUCT(points INTEGER, total INTEGER, bags INTEGER), EW STRUCT(points INTEGER, total INTEGER, bags INTEGER))'}})""",
-    """INSERT INTO hands BY NAME SELECT game_id, hand, event, date, "table" AS table_name, round, rules,
-        false AS rules_is_object, dealer, players.N AS player_n, players.E AS player_e, players.S AS player_s,
-        players.W AS player_w, taken.N AS taken_n, taken.E AS taken_e, taken.S AS taken_s, taken.W AS taken_w,
-        true AS has_deal, true AS has_tricks, '{f}' AS source_file, 0 AS source_line FROM st""",
-    """INSERT INTO deals BY NAME SELECT game_id, hand, s.seat, unnest(s.cards) AS card,
-        generate_subscripts(s.cards, 1) AS card_order, false AS inferred
-        FROM (SELECT game_id, hand, unnest([{{'seat': 'N', 'cards': deal.N}}, {{'seat': 'E', 'cards': deal.E}},
-              {{'seat': 'S', 'cards': deal.S}}, {{'seat': 'W', 'cards': deal.W}}]) AS s FROM st)""",
-    """INSERT INTO bids BY NAME SELECT game_id, hand, generate_subscripts(bids, 1) AS bid_order,
-        unnest(bids).seat AS seat, try_cast(unnest(bids).bid AS INTEGER) AS bid,
-        unnest(bids).bid = 'nil' AS nil, coalesce(unnest(bids).blind, false) AS blind,
-        coalesce(try_cast(unnest(bids).bid AS DOUBLE), 0) AS bid_value FROM st""",
-    """INSERT INTO recorded_tricks BY NAME SELECT game_id, hand, generate_subscripts(tricks, 1) AS trick,
-        unnest(tricks).leader AS leader, unnest(tricks).winner AS winner FROM st""",
-    """INSERT INTO plays BY NAME SELECT game_id, hand, trick, generate_subscripts(t.cards, 1) AS play_order,
-        ['N', 'E', 'S', 'W'][(list_position(['N', 'E', 'S', 'W'], t.leader) + generate_subscripts(t.cards, 1) - 2) % 4 + 1] AS seat,
-        unnest(t.cards) AS card
-        FROM (SELECT game_id, hand, unnest(tricks) AS t, generate_subscripts(tricks, 1) AS trick FROM st)""",
-    """INSERT INTO recorded_scores BY NAME SELECT game_id, hand, s.side, s.sc.points AS points, s.sc.total AS total,
-        s.sc.bags AS bags FROM (SELECT game_id, hand, unnest([{{'side': 'NS', 'sc': score.NS}},
-        {{'side': 'EW', 'sc': score.EW}}]) AS s FROM st)""",
-    # derived rows, copied from the record instead of computed: 13 tricks and 2 side scores per hand
-    """INSERT INTO tricks BY NAME SELECT game_id, hand, trick, leader, led_suit, winner, false AS spades_broken
-        FROM (SELECT game_id, hand, generate_subscripts(tricks, 1) AS trick, unnest(tricks).leader AS leader,
-              right(unnest(tricks).cards[1], 1) AS led_suit, unnest(tricks).winner AS winner FROM st)""",
-    """INSERT INTO hand_scores BY NAME SELECT game_id, hand, s.side, s.sc.points AS points, s.sc.total AS total,
-        s.sc.bags AS bags, 'as_played' AS scoring FROM (SELECT game_id, hand, unnest([{{'side': 'NS', 'sc': score.NS}},
-        {{'side': 'EW', 'sc': score.EW}}]) AS s FROM st)""",
-    "DROP TABLE st",
-]
-
-
-def _stage_floor_tables(args: dict[str, Any]) -> dict[str, Any]:
-    from spadework.parsers.db import loaded_counts
+def _stage_validate(args: dict[str, Any]) -> dict[str, Any]:
+    from spadework.analysis.engine import engines, loader
 
     con = _connect(args)
-
-    f = args["file"].replace("'", "''")
+    loader.TIMINGS = {}
     t0 = time.perf_counter()
-    for sql in _TABLES_FLOOR_SQL:
-        con.execute(sql.format(f=f))
-    seconds = time.perf_counter() - t0
-    rows = sum(loaded_counts(con).values()) + sum(
-        con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("tricks", "hand_scores")
-    )
-    return {"seconds": seconds, "rows": rows}
-
-
-def _stage_validate_fast(args: dict[str, Any]) -> dict[str, Any]:
-    from spadework.analysis.engine.fast import check as fc
-    from spadework.analysis.engine.fast import load as fl
-    from spadework.analysis.engine.fast import validate_fast
-
-    con = _connect(args)
-    t0 = time.perf_counter()
-    loaded, checked = validate_fast(con, [args["file"]], workers=int(args["threads"]))
+    loaded, checked = engines.COMPILED.validate(con, [args["file"]])
     total = time.perf_counter() - t0
     found = con.execute("SELECT count(*) FROM violations").fetchall()[0][0]
+    steps = {f"load {k}": v for k, v in loader.TIMINGS.items()}
+    steps.update({f"check {k}": v for k, v in engines.STATS["seconds"].items()})
     return {
         "seconds": total,
         "hands": loaded.hands,
         "errors": loaded.errors,
         "findings": found,
-        "games_flagged": fc.STATS["flagged_games"],
-        "games": fc.STATS["games"],
-        "python_lines": fl.STATS["python_lines"],
+        "games": checked.games,
+        "python_lines": loader.STATS["python_lines"],
+        "reference_games": engines.STATS["reference_games"],
+        "steps": steps,
     }
 
 
@@ -291,7 +251,7 @@ def _stage_validate_ref(args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _stage_prepare_db(args: dict[str, Any]) -> dict[str, Any]:
-    from spadework.analysis.engine.fast import load_fast
+    from spadework.analysis.engine.loader import load_fast
 
     con = _connect(args, args["db"])
     t0 = time.perf_counter()
@@ -301,16 +261,75 @@ def _stage_prepare_db(args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _stage_check(args: dict[str, Any]) -> dict[str, Any]:
+    from spadework.analysis.engine import engines
     from spadework.analysis.engine.checker import check_db
-    from spadework.analysis.engine.fast import check_fast
 
     con = _connect(args, args["db"])
     t0 = time.perf_counter()
     if args.get("ref"):
         s = check_db(con)
+        steps = {}
     else:
-        s = check_fast(con, workers=int(args["threads"]))
-    return {"seconds": time.perf_counter() - t0, "hands": s.hands, "findings": len(s.findings)}
+        s = engines.check_compiled(con)
+        steps = dict(engines.STATS["seconds"])
+    return {"seconds": time.perf_counter() - t0, "hands": s.hands, "findings": len(s.findings), "steps": steps}
+
+
+def _stage_core(args: dict[str, Any]) -> dict[str, Any]:
+    """The compiled core alone, like OpenSpiel's ``deserialize_state`` on its strings: the hands are
+    read and packed first (untimed), then every game is replayed, scored and checked in memory."""
+    from spadework.analysis.engine import compiled, engines
+    from spadework.analysis.engine.storage import pack_table
+
+    con = _connect(args, args["db"])
+    total = con.execute("SELECT count(*) FROM hand_records").fetchall()[0][0]
+    parts = max(1, -(-total // engines.PART_HANDS))
+    packed = []
+    for k in range(parts):
+        table = con.sql(f"SELECT * FROM hand_records WHERE hash(game_id) % {parts} = {k}").to_arrow_table()
+        p = pack_table(table)
+        packed.append((p.hands, p.rulesets))
+        del table
+    compiled.check_packed(*packed[0])  # not timed: the first call loads the compiled code
+    t0 = time.perf_counter()
+    found = 0
+    for hands, rulesets in packed:
+        found += int(compiled.check_packed(hands, rulesets).out.g_nfind.sum())
+    return {"seconds": time.perf_counter() - t0, "hands": total, "findings": found}
+
+
+def _stage_compile(args: dict[str, Any]) -> dict[str, Any]:
+    """The first use of the compiled code in this process (run with ``NUMBA_CACHE_DIR`` set by the
+    caller): the reader, the bridge and the core on a few hands; seconds per part."""
+    from spadework.analysis.engine import engines, loader
+    from spadework.parsers.db import connect
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    import spadework.analysis.engine.kernels  # noqa: F401
+    import spadework.analysis.engine.storage  # noqa: F401
+    import spadework.parsers.jsonl_scan  # noqa: F401
+
+    imports, imports_cpu = time.perf_counter() - t0, time.process_time() - c0
+    loader.FAST_MIN_BYTES = 0
+    con = connect(None)
+    loader.TIMINGS = {}
+    t, c = time.perf_counter(), time.process_time()
+    loader.load_fast(con, [args["file"]])
+    load, load_cpu = time.perf_counter() - t, time.process_time() - c
+    t, c = time.perf_counter(), time.process_time()
+    engines.check_compiled(con)
+    check, check_cpu = time.perf_counter() - t, time.process_time() - c
+    return {
+        "seconds": load + check,  # the compiled code's first use (imports apart)
+        "steps": {
+            "imports": imports,
+            "reader": load,
+            "bridge and core": check,
+            "imports (CPU)": imports_cpu,
+            "reader (CPU)": load_cpu,
+            "bridge and core (CPU)": check_cpu,
+        },
+    }
 
 
 def openspiel_actions(obj: dict[str, Any]) -> list[int] | None:
@@ -347,9 +366,16 @@ def _card_action(card: str) -> int:
 
 
 def _openspiel_strings(path: str, limit: int | None) -> tuple[list[str], int]:
+    """OpenSpiel's serialized states of the hands of ``path`` it accepts (cached beside the file),
+    and how many it skips."""
     import orjson
     import pyspiel
 
+    cache = Path(f"{path}.openspiel{'' if limit is None else f'-{limit}'}.txt")
+    if cache.exists():
+        with open(cache, encoding="utf-8") as f:
+            skipped = int(f.readline())
+            return [s.replace(" ", "\n") for s in f.read().splitlines()], skipped
     game = pyspiel.load_game("spades")
     out: list[str] = []
     skipped = 0
@@ -371,6 +397,10 @@ def _openspiel_strings(path: str, limit: int | None) -> tuple[list[str], int]:
             ok.append(s)
         except Exception:  # pyspiel.SpielError
             skipped += 1
+    with open(str(cache) + ".tmp", "w", encoding="utf-8") as f:
+        f.write(f"{skipped}\n")
+        f.writelines(s.replace("\n", " ") + "\n" for s in ok)
+    os.replace(str(cache) + ".tmp", cache)
     return ok, skipped
 
 
@@ -396,12 +426,13 @@ def _stage_openspiel(args: dict[str, Any]) -> dict[str, Any]:
 
 STAGES = {
     "floor": _stage_floor,
-    "floor_tables": _stage_floor_tables,
-    "validate_fast": _stage_validate_fast,
+    "validate": _stage_validate,
     "validate_ref": _stage_validate_ref,
     "prepare_db": _stage_prepare_db,
     "check": _stage_check,
     "openspiel": _stage_openspiel,
+    "compile": _stage_compile,
+    "core": _stage_core,
 }
 
 
@@ -415,11 +446,15 @@ def _child(name: str, args_json: str) -> None:
 
 
 def _run_stage(name: str, args: dict[str, Any]) -> dict[str, Any]:
+    env = dict(os.environ)
+    if args.get("numba_cache"):
+        env["NUMBA_CACHE_DIR"] = args["numba_cache"]
     proc = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "--stage", name, "--stage-args", json.dumps(args)],
         capture_output=True,
         text=True,
         cwd=str(ROOT),
+        env=env,
     )
     if proc.returncode != 0:
         raise RuntimeError(f"stage {name} failed:\n{proc.stderr[-4000:]}")
@@ -430,7 +465,10 @@ def _measure(name: str, args: dict[str, Any], reps: int, hands: int) -> dict[str
     runs = [_run_stage(name, args) for _ in range(reps)]
     secs = [r["seconds"] for r in runs]
     best = min(secs)
-    out = {k: v for k, v in runs[0].items() if k not in ("seconds", "rss_mb", "rss_children_mb")}
+    out = {k: v for k, v in runs[0].items() if k not in ("seconds", "rss_mb", "rss_children_mb", "steps")}
+    best_run = min(runs, key=lambda r: r["seconds"])
+    if "steps" in best_run:
+        out["steps"] = best_run["steps"]
     out.update(
         best=best,
         median=statistics.median(secs),
@@ -475,7 +513,7 @@ def machine() -> dict[str, Any]:
 
 def run_benchmark(
     hands: int = DEFAULT_HANDS,
-    reps: int = 3,
+    reps: int = 2,
     *,
     threads: tuple[int, ...] = (1, 2),
     seed: int = 1,
@@ -483,21 +521,27 @@ def run_benchmark(
     ref_hands: int = DEFAULT_REF_HANDS,
     memory_limit: str = DEFAULT_MEMORY_LIMIT,
     openspiel: bool = True,
+    presets: tuple[str, ...] = ("barmore", "nyc"),
+    compile_time: bool = True,
     quiet: bool = False,
 ) -> dict[str, Any]:
-    """Generate (or reuse) ``hands`` simulated hands and measure every stage ``reps`` times.
+    """Generate (or reuse) ``hands`` simulated hands (and as many of each of ``presets``) and measure
+    every stage ``reps`` times.
 
     Returns ``{"hands", "file", "file_bytes", "machine", "date", "stages", "ratios",
     "targets"}``; ``stages`` maps ``name@threads`` to best/median seconds, hands per
-    second and peak RSS in MiB.  ``ref_hands``: hands for the reference path (0 = skip).
+    second, peak RSS in MiB and (where the stage reports them) seconds per ``steps``.
+    ``ref_hands``: hands for the reference engine (0 = skip).
     """
     path = dataset(hands, seed, fault_rate, quiet=quiet)
+    others = {p: dataset(hands, seed, fault_rate, quiet=quiet, rules=p) for p in presets}
     top = max(threads)
     stages: dict[str, Any] = {}
+    load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
 
     def run(key: str, name: str, args: dict[str, Any], n: int, r: int = reps) -> None:
         if not quiet:
-            print(f"  {key:<24}", end="", flush=True)
+            print(f"  {key:<26}", end="", flush=True)
         res = _measure(name, args, r, n)
         stages[key] = res
         if not quiet:
@@ -506,19 +550,35 @@ def run_benchmark(
                 f"  RSS {res['rss_mb']:7.0f} MiB",
                 flush=True,
             )
+            for step, sec in (res.get("steps") or {}).items():
+                print(f"      {step:<32} {sec:8.2f}s", flush=True)
 
     base = {"file": str(path), "memory_limit": memory_limit}
     if not quiet:
         print(f"benchmark: {hands:,} hands, {path.stat().st_size / 1e6:,.0f} MB, {reps} repetition(s)")
+    if compile_time:
+        tiny = head_file(path, 200)
+        cache = tempfile.mkdtemp(prefix="spadework-bench-numba-")
+        try:
+            run("compile_fresh@" + str(top), "compile", {"file": str(tiny), "threads": top, "numba_cache": cache}, 200, 1)
+            run("compile_cached@" + str(top), "compile", {"file": str(tiny), "threads": top, "numba_cache": cache}, 200, 1)
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
     for t in threads:
         run(f"floor@{t}", "floor", {**base, "threads": t}, hands)
     run(f"floor_count@{top}", "floor", {**base, "threads": top, "count": True}, hands)
-    run(f"floor_tables@{top}", "floor_tables", {**base, "threads": top}, hands)
     for t in threads:
-        run(f"validate_fast@{t}", "validate_fast", {**base, "threads": t}, hands)
+        run(f"validate@{t}", "validate", {**base, "threads": t}, hands)
+    if hands > SMALL_HANDS:
+        small = head_file(path, SMALL_HANDS)
+        run(f"validate_small@{top}", "validate", {**base, "file": str(small), "threads": top}, SMALL_HANDS)
+    for preset, other in others.items():
+        run(f"validate_{preset}@{top}", "validate", {**base, "file": str(other), "threads": top}, hands)
     db = loaded_db(path, quiet=quiet)
     for t in threads:
-        run(f"check_fast@{t}", "check", {"db": str(db), "threads": t, "memory_limit": memory_limit}, hands)
+        run(f"check@{t}", "check", {"db": str(db), "threads": t, "memory_limit": memory_limit}, hands)
+    for t in threads:
+        run(f"core@{t}", "core", {"db": str(db), "threads": t, "memory_limit": memory_limit}, hands)
     if ref_hands:
         n_ref = min(ref_hands, hands)
         small = head_file(path, n_ref)
@@ -535,6 +595,8 @@ def run_benchmark(
         except ImportError:
             if not quiet:
                 print("  openspiel: not installed, skipped")
+    m = machine()
+    m["load_average_before"] = load_before
     result = {
         "hands": hands,
         "file": str(path),
@@ -542,15 +604,18 @@ def run_benchmark(
         "reps": reps,
         "memory_limit": memory_limit,
         "fault_rate": fault_rate,
-        "machine": machine(),
+        "machine": m,
         "date": _dt.datetime.now().isoformat(timespec="seconds"),
         "stages": stages,
     }
-    result["ratios"], result["targets"] = _ratios(stages, threads)
+    result["ratios"], result["targets"] = _ratios(stages, threads, presets)
     return result
 
 
-def _ratios(stages: dict[str, Any], threads: tuple[int, ...]) -> tuple[dict[str, float], dict[str, bool]]:
+def _ratios(
+    stages: dict[str, Any], threads: tuple[int, ...], presets: tuple[str, ...] = ()
+) -> tuple[dict[str, float], dict[str, bool]]:
+    """The ratios and the targets of issue 13 item 6 (moonshots reported as ratios)."""
     top, low = max(threads), min(threads)
     r: dict[str, float] = {}
     t: dict[str, bool] = {}
@@ -558,36 +623,56 @@ def _ratios(stages: dict[str, Any], threads: tuple[int, ...]) -> tuple[dict[str,
     def best(key: str) -> float | None:
         return stages[key]["best"] if key in stages else None
 
-    v, f, fc = best(f"validate_fast@{top}"), best(f"floor@{top}"), best(f"floor_count@{top}")
+    v, f, fc = best(f"validate@{top}"), best(f"floor@{top}"), best(f"floor_count@{top}")
     if v and f:
-        r["validate_fast / floor"] = v / f
-        t["validate within 2x the floor"] = v / f <= 2.0
+        r["validate / floor"] = v / f
+        t["validate <= 1.5x the floor (moonshot 1.2x)"] = v / f <= 1.5
     if v and fc:
-        r["validate_fast / floor_count"] = v / fc
-    ft = best(f"floor_tables@{top}")
-    if ft and f:
-        r["floor_tables / floor (what the schema alone costs)"] = ft / f
-    if v and ft:
-        r["validate_fast / floor_tables"] = v / ft
-    c, o = best(f"check_fast@{top}"), best("openspiel_deserialize@1")
+        r["validate / floor_count"] = v / fc
+    c, o = best(f"check@{top}"), best("openspiel_deserialize@1")
     if c and o:
-        hc = stages[f"check_fast@{top}"]["hands_per_s"]
+        hc = stages[f"check@{top}"]["hands_per_s"]
         ho = stages["openspiel_deserialize@1"]["hands_per_s"]
-        r["check_fast hands/s / openspiel hands/s"] = hc / ho
-        t["check at least as fast as OpenSpiel deserialize_state"] = hc >= ho
-    for name in ("validate_fast", "check_fast", "floor"):
+        r["check (database to database) hands/s / OpenSpiel deserialize hands/s"] = hc / ho
+        if f"core@{top}" in stages:
+            hk = stages[f"core@{top}"]["hands_per_s"]
+            r["core (in memory, as OpenSpiel) hands/s / OpenSpiel deserialize hands/s"] = hk / ho
+            t["check >= 5x OpenSpiel's C++ (moonshot 10x): the core in memory"] = hk >= 5 * ho
+        t["check >= 5x OpenSpiel's C++: database to database"] = hc >= 5 * ho
+    for name in ("validate", "check", "core", "floor"):
         a, b = best(f"{name}@{low}"), best(f"{name}@{top}")
         if a and b and top != low:
             r[f"{name} speedup {top} vs {low} threads"] = a / b
-    if f"validate_fast@{top}" in stages and f"validate_fast@{low}" in stages and top != low:
-        t[f"{top} threads at least 1.7x one"] = r[f"validate_fast speedup {top} vs {low} threads"] >= 1.7
-    rss = max((s["rss_mb"] for k, s in stages.items() if k.startswith(("validate_fast", "check_fast"))), default=None)
+    if f"check@{top}" in stages and f"check@{low}" in stages and top != low:
+        t[f"check on {top} threads >= 1.7x one"] = r[f"check speedup {top} vs {low} threads"] >= 1.7
+    if f"core@{top}" in stages and f"core@{low}" in stages and top != low:
+        t[f"core on {top} threads >= 1.7x one"] = r[f"core speedup {top} vs {low} threads"] >= 1.7
+    rss = max((s["rss_mb"] for k, s in stages.items() if k.startswith(("validate@", "check@", "validate_"))), default=None)
     if rss is not None:
-        r["peak RSS MiB (fast path)"] = rss
-        t["peak RSS under 1 GiB"] = rss < 1024
+        r["peak RSS MiB (compiled engine)"] = rss
+        t["peak RSS < 1 GiB"] = rss < 1024
+    small = stages.get(f"validate_small@{top}")
+    if small and f"validate@{top}" in stages:
+        r["peak RSS, all hands / 100k hands"] = stages[f"validate@{top}"]["rss_mb"] / small["rss_mb"]
+    for preset in presets:
+        x = best(f"validate_{preset}@{top}")
+        if x and v:
+            r[f"validate {preset} / standard"] = x / v
+            t[f"{preset} within 1.3x of standard"] = x / v <= 1.3
+    cf, cc = stages.get(f"compile_fresh@{top}"), stages.get(f"compile_cached@{top}")
+    if cf and cc:
+        r["first use of the reader and the core, empty numba cache (s)"] = cf["best"]
+        r["first use of the reader and the core, cached (s)"] = cc["best"]
+        core_fresh = cf["steps"]["bridge and core"]
+        core_cached = cc["steps"]["bridge and core"]
+        r["first use of the core (bridge and kernels), empty cache (s)"] = core_fresh
+        r["first use of the core, cached (s)"] = core_cached
+        t["core compile <= 3 s fresh"] = core_fresh <= 3.0
+        t["core <= 0.5 s cached"] = core_cached <= 0.5
+        t["reader and core <= 0.5 s cached"] = cc["best"] <= 0.5
     vr = stages.get(f"validate_ref@{top}")
     if vr and v:
-        r["validate_fast hands/s / validate_ref hands/s"] = stages[f"validate_fast@{top}"]["hands_per_s"] / vr["hands_per_s"]
+        r["validate hands/s / reference hands/s"] = stages[f"validate@{top}"]["hands_per_s"] / vr["hands_per_s"]
     return r, t
 
 
@@ -599,7 +684,8 @@ def format_results(result: dict[str, Any], command: str) -> str:
         "",
         f"`{command}`  ",
         f"machine: {m['cores']} cores, {m['memory_gib']} GiB, {m['platform']}, Python {m['python']}, "
-        f"DuckDB {m['duckdb']}, commit {m['commit']}, load average at the end {m['load_average']}  ",
+        f"DuckDB {m['duckdb']}, commit {m['commit']}, load average before {m.get('load_average_before')}, "
+        f"at the end {m['load_average']}  ",
         f"repetitions: {result['reps']} (best and median); DuckDB memory_limit {result['memory_limit']}; "
         f"planted fault rate {result['fault_rate']:g} per hand",
         "",
@@ -609,9 +695,10 @@ def format_results(result: dict[str, Any], command: str) -> str:
     for key, s in result["stages"].items():
         name, _, th = key.partition("@")
         notes = []
-        for k in ("hands", "findings", "games_flagged", "games", "python_lines", "skipped", "rows"):
+        for k in ("hands", "findings", "games", "reference_games", "python_lines", "skipped", "rows"):
             if k in s:
                 notes.append(f"{k} {s[k]:,}")
+        notes += [f"{step} {sec:.2f}s" for step, sec in (s.get("steps") or {}).items()]
         lines.append(
             f"| {name} | {th} | {s['best']:.2f} | {s['median']:.2f} | {s['hands_per_s'] or 0:,.0f} | "
             f"{s['rss_mb']:,.0f} | {s.get('rss_children_mb', 0):,.0f} | {', '.join(notes)} |"
@@ -629,13 +716,15 @@ def main(argv: list[str] | None = None) -> int:
     """Command line: ``bench_validate.py [--hands N] [--reps R] ...``; returns the exit status."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--hands", type=int, default=DEFAULT_HANDS, help=f"hands to generate and validate (default {DEFAULT_HANDS:,})")
-    p.add_argument("--reps", type=int, default=3, help="repetitions of each stage (best and median are reported)")
-    p.add_argument("--threads", default="1,2", help="DuckDB thread counts to compare (default 1,2)")
+    p.add_argument("--reps", type=int, default=2, help="repetitions of each stage (best and median are reported)")
+    p.add_argument("--threads", default="1,2", help="thread counts to compare (DuckDB's and numba's; default 1,2)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--fault-rate", type=float, default=DEFAULT_FAULT_RATE, help="planted faults per hand")
     p.add_argument("--ref-hands", type=int, default=DEFAULT_REF_HANDS, help="hands for the reference path (0 = skip)")
-    p.add_argument("--memory-limit", default=DEFAULT_MEMORY_LIMIT, help="DuckDB memory_limit of the fast path")
+    p.add_argument("--memory-limit", default=DEFAULT_MEMORY_LIMIT, help="DuckDB memory_limit of the compiled engine")
     p.add_argument("--no-openspiel", action="store_true")
+    p.add_argument("--presets", default="barmore,nyc", help="other rulesets to validate a season of (default barmore,nyc; '' = none)")
+    p.add_argument("--no-compile", action="store_true", help="skip the first-use compile measurements")
     p.add_argument("--record", action="store_true", help="append the results to tests/benchmarks/results.md (tracked in git)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--stage", help=argparse.SUPPRESS)
@@ -654,6 +743,8 @@ def main(argv: list[str] | None = None) -> int:
         ref_hands=a.ref_hands,
         memory_limit=a.memory_limit,
         openspiel=not a.no_openspiel,
+        presets=tuple(x for x in a.presets.split(",") if x),
+        compile_time=not a.no_compile,
         quiet=a.json,
     )
     command = "python tests/benchmarks/bench_validate.py " + " ".join(argv if argv is not None else sys.argv[1:])

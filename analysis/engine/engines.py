@@ -1,0 +1,386 @@
+"""The engines: one protocol, two implementations, chosen inside the library.
+
+An :class:`Engine` loads logs into a database, checks a loaded database (filling the derived
+tables), or does both (``validate``), with the same arguments and results whichever it is:
+
+- ``reference``: the readable implementation: :func:`spadework.parsers.db.load_files` (the Python
+  parser, record by record) and :func:`spadework.analysis.engine.checker.check_db` (the replay and
+  scorer in Python, hand by hand);
+- ``compiled``: :func:`spadework.analysis.engine.loader.load_fast` (canonical JSON Lines read by
+  compiled code, every line it cannot prove it reads the same way by the Python parser) and
+  :func:`check_compiled` (the compiled core over stored rows, in partitions of whole games; the
+  reference writes the message text of the few hands with findings).  Same rows, same findings;
+  tested against the reference (``tests/test_engines.py``).
+
+:func:`get_engine` looks one up by name (``auto``, ``reference``, ``compiled``; the command line's
+older names ``replay`` and ``fast`` are the same two), ``auto`` choosing by the size of the work.
+:func:`limit_memory` applies a DuckDB memory limit (:func:`memory_bytes` reads sizes such as
+``448MB``).  docs/PERFORMANCE.md has the design and the measurements.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from spadework.analysis.engine.checker import CheckSummary, check_db
+from spadework.analysis.engine.findings import ErrorPolicy
+from spadework.analysis.engine.rules import get_ruleset
+from spadework.parsers.db import LoadSummary, load_files
+
+Paths = Iterable[str | os.PathLike[str]]
+
+AUTO_COMPILED_BYTES = 2 * 1024 * 1024
+"""``auto`` takes the compiled engine when the logs named add up to this many bytes or more."""
+AUTO_COMPILED_HANDS = 3_000
+"""``auto`` checks a database with the compiled engine when it holds this many hands or more."""
+COMPILED_MEMORY_LIMIT = "384MB"
+"""DuckDB's memory limit under the compiled engine unless the caller sets one."""
+MIN_MEMORY_LIMIT = 128 * 1000**2
+"""The smallest memory limit accepted (below it DuckDB runs out of memory on small files)."""
+PART_HANDS = 80_000
+"""Hands checked per partition by the compiled engine (whole games; memory stays flat)."""
+
+
+class Engine(Protocol):
+    """What every engine does.  All three raise ``FileNotFoundError`` for a missing path, ``ValueError``
+    for an unknown format, :class:`~spadework.analysis.engine.rules.RulesError` for bad rules."""
+
+    name: str
+    memory_limit: str | None
+    """The DuckDB memory limit the engine runs best under (``None``: DuckDB's default)."""
+
+    def load(self, con, paths: Paths, fmt: str | None = None, progress: bool = False) -> LoadSummary:
+        """Load files and folders (the loaded tables, ``load_errors``, ``load_warnings``)."""
+
+    def check(
+        self, con, rules: Any = None, policy: ErrorPolicy | str = "collect", progress: bool = False
+    ) -> CheckSummary:
+        """Check every loaded hand and replace the derived tables."""
+
+    def validate(
+        self, con, paths: Paths, rules: Any = None, fmt: str | None = None, progress: bool = False
+    ) -> tuple[LoadSummary, CheckSummary]:
+        """Load, then check: what ``spadework validate`` does."""
+
+
+@dataclass(frozen=True)
+class ReferenceEngine:
+    """The Python parser and the reference checker (:func:`~spadework.parsers.db.load_files`,
+    :func:`~spadework.analysis.engine.checker.check_db`)."""
+
+    name: str = "reference"
+    memory_limit: str | None = None
+
+    def load(self, con, paths: Paths, fmt: str | None = None, progress: bool = False) -> LoadSummary:
+        return load_files(con, paths, fmt=fmt, progress=progress)
+
+    def check(self, con, rules: Any = None, policy: ErrorPolicy | str = "collect", progress: bool = False) -> CheckSummary:
+        return check_db(con, rules=rules, policy=policy, progress=progress)
+
+    def validate(self, con, paths: Paths, rules: Any = None, fmt: str | None = None, progress: bool = False):
+        if rules is not None:
+            get_ruleset(rules)  # fail before loading
+        loaded = self.load(con, paths, fmt, progress)
+        return loaded, self.check(con, rules, progress=progress)
+
+
+@dataclass(frozen=True)
+class CompiledEngine:
+    """The compiled loader and core (:func:`~spadework.analysis.engine.loader.load_fast`,
+    :func:`check_compiled`)."""
+
+    name: str = "compiled"
+    memory_limit: str | None = COMPILED_MEMORY_LIMIT
+
+    def load(self, con, paths: Paths, fmt: str | None = None, progress: bool = False) -> LoadSummary:
+        from spadework.analysis.engine.loader import load_fast
+
+        return load_fast(con, paths, fmt=fmt, progress=progress)
+
+    def check(self, con, rules: Any = None, policy: ErrorPolicy | str = "collect", progress: bool = False) -> CheckSummary:
+        return check_compiled(con, rules=rules, policy=policy, progress=progress)
+
+    def validate(self, con, paths: Paths, rules: Any = None, fmt: str | None = None, progress: bool = False):
+        """Load, then check; on a database holding no hands yet, the check runs while the logs load
+        (:class:`~spadework.analysis.engine.storage.StreamCheck`: each block's whole games are checked
+        as soon as they are read, nothing is read back), falling back to :func:`check_compiled`
+        after the load whenever the stream cannot stand for the database (a line the Python parser
+        read, a hand written twice, a game whose hands are not consecutive...)."""
+        from spadework.analysis.engine.loader import load_fast
+        from spadework.analysis.engine.storage import StreamCheck, reset_derived
+        from spadework.parsers.db import ensure_storage
+        from spadework.parsers.state import loaded_generation, mark_checked
+
+        if rules is not None:
+            get_ruleset(rules)  # fail before loading
+        ensure_storage(con)
+        fresh = con.execute("SELECT count(*) FROM hand_records").fetchall()[0][0] == 0
+        stream = None
+        if fresh:
+            stream = StreamCheck(con, rules)
+            con.execute("BEGIN TRANSACTION")
+            reset_derived(con)
+            con.execute("COMMIT")
+        loaded = load_fast(con, paths, fmt=fmt, progress=progress, stream=stream)
+        summary = stream.finish() if stream is not None else None
+        if summary is None:
+            return loaded, self.check(con, rules, progress=progress)
+        con.execute("BEGIN TRANSACTION")
+        mark_checked(con, loaded_generation(con))
+        con.execute("COMMIT")
+        STATS.clear()
+        STATS.update(
+            parts=0, streamed=True, games=summary.games, hands=summary.hands,
+            reference_games=stream.reference_games, seconds=Counter(check=stream.seconds),
+        )  # fmt: skip
+        return loaded, summary
+
+
+REFERENCE = ReferenceEngine()
+COMPILED = CompiledEngine()
+ENGINES: dict[str, Engine] = {"reference": REFERENCE, "compiled": COMPILED}
+ALIASES = {"replay": "reference", "fast": "compiled"}
+"""The command line's first names of the engines."""
+NAMES = ("auto", "reference", "compiled", "replay", "fast")
+"""Every name :func:`get_engine` takes."""
+
+
+def get_engine(name: str = "auto", size: int | None = None, *, hands: int | None = None) -> Engine:
+    """The engine called ``name`` (one of :data:`NAMES`).
+
+    ``auto`` chooses by the work: the compiled engine for logs of :data:`AUTO_COMPILED_BYTES` or
+    more (``size``: their bytes) or a database of :data:`AUTO_COMPILED_HANDS` hands or more
+    (``hands``), the reference otherwise (where its start-up is shorter than the compiled
+    engine's).  Raises ``ValueError`` naming the engines for an unknown name.
+    """
+    key = ALIASES.get(name, name)
+    if key in ENGINES:
+        return ENGINES[key]
+    if key != "auto":
+        raise ValueError(f"unknown engine {name!r}: choose one of {', '.join(NAMES)}")
+    if size is not None and size >= AUTO_COMPILED_BYTES:
+        return COMPILED
+    if hands is not None and hands >= AUTO_COMPILED_HANDS:
+        return COMPILED
+    return REFERENCE
+
+
+def logs_size(paths: Paths, stop_at: int | None = AUTO_COMPILED_BYTES) -> int:
+    """Bytes of the files under ``paths`` (counting stops once ``stop_at`` is reached); a missing
+    path counts nothing (the loader reports it)."""
+    from spadework.parsers.io import walk
+
+    total = 0
+    try:
+        for f in walk(list(paths)):
+            total += f.stat().st_size
+            if stop_at is not None and total >= stop_at:
+                break
+    except OSError:
+        pass
+    return total
+
+
+def engine_for_logs(name: str, paths: Paths) -> Engine:
+    """:func:`get_engine` for loading ``paths``."""
+    return get_engine(name, logs_size(paths) if ALIASES.get(name, name) == "auto" else None)
+
+
+def engine_for_db(name: str, con) -> Engine:
+    """:func:`get_engine` for checking the database of ``con``."""
+    if ALIASES.get(name, name) != "auto":
+        return get_engine(name)
+    return get_engine(name, hands=con.execute("SELECT count(*) FROM hands").fetchall()[0][0])
+
+
+# --- memory -----------------------------------------------------------------------------------------
+
+_UNITS = {"": 1, "b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
+          "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4}  # fmt: skip
+
+
+def memory_bytes(text: str) -> int | None:
+    """``448MB`` -> 448,000,000; ``1.5GiB``; ``None`` for anything else (negative sizes included)."""
+    import re
+
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", text)
+    if not m or m.group(2).lower() not in _UNITS:
+        return None
+    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+
+
+class MemoryLimitError(ValueError):
+    """A memory limit that is not a size, is under 128MB, or that DuckDB refuses: ``limit`` as given
+    and ``reason``, a sentence."""
+
+    def __init__(self, limit: str, reason: str) -> None:
+        self.limit, self.reason = limit, reason
+        super().__init__(f"memory limit {limit!r}: {reason}")
+
+
+def limit_memory(con, limit: str | None, engine: Engine) -> None:
+    """Set DuckDB's memory limit to ``limit`` (default: the engine's own, if any), spilling to a
+    private temporary folder removed at exit.  Raises :class:`MemoryLimitError` (a ``ValueError``)
+    for a size that is not one or is under 128MB, or that DuckDB refuses."""
+    import atexit
+    import shutil
+    import tempfile
+
+    import duckdb
+
+    if limit is None:
+        limit = engine.memory_limit
+    if limit is None:
+        return
+    size = memory_bytes(limit)
+    if size is None:
+        raise MemoryLimitError(limit, "give a size such as 448MB, 2GB or 1.5GiB")
+    if size < MIN_MEMORY_LIMIT:
+        raise MemoryLimitError(limit, "DuckDB needs at least 128MB to load and check logs")
+    try:
+        con.execute("SET memory_limit = ?", [limit]).fetchall()
+    except duckdb.Error as exc:
+        raise MemoryLimitError(limit, str(exc)) from None
+    spill = tempfile.mkdtemp(prefix="spadework-spill-")
+    atexit.register(shutil.rmtree, spill, True)
+    con.execute("SET temp_directory = ?", [spill]).fetchall()
+
+
+# --- the compiled check over a database ---------------------------------------------------------------
+
+STATS: dict[str, Any] = {}
+"""What the last compiled check did: ``parts`` read from the database (0 when ``streamed``: checked
+while loading), ``games``, ``hands``, ``reference_games`` (checked whole by the reference),
+``seconds`` per step (``read``, ``check``, ``write``)."""
+
+
+def check_compiled(
+    con,
+    rules: Any = None,
+    policy: ErrorPolicy | str = "collect",
+    progress: Callable[[int, int], None] | bool | None = None,
+    part_hands: int | None = None,
+) -> CheckSummary:
+    """Check every hand of a loaded database with the compiled core and REPLACE its derived tables,
+    like :func:`spadework.analysis.engine.checker.check_db` (same arguments, rows, findings, summary).
+
+    The stored rows are read in partitions of whole games (by a hash of the game id, about
+    ``part_hands`` hands each, default :data:`PART_HANDS`) straight into Arrow, checked by
+    :func:`spadework.analysis.engine.storage.check_part` and written back, each partition in its own
+    transaction (memory stays flat); the last records the load generation the check covered
+    (:mod:`spadework.parsers.state`), and a check that fails part way leaves the derived tables
+    empty (``missing``).  ``policy="raise"``
+    (stop at the first finding, in the reference's order) and a database in the plain layout are
+    handed to :func:`check_db`.  ``progress`` is accepted for the CLI and ignored.
+    Raises :class:`~spadework.analysis.engine.rules.RulesError` for bad ``rules``.
+    """
+    from spadework.analysis.engine.storage import check_part, insert_arrow, pack_table, reset_derived
+    from spadework.parsers.schema import storage_layout
+    from spadework.parsers.state import loaded_generation, mark_checked
+
+    pol = ErrorPolicy.parse(policy)
+    if pol is ErrorPolicy.RAISE or storage_layout(con) != "stored":
+        return check_db(con, rules=rules, policy=pol, progress=progress)
+    if rules is not None:
+        get_ruleset(rules)
+    generation = loaded_generation(con)
+    total = con.execute("SELECT count(*) FROM hand_records").fetchall()[0][0]
+    parts = max(1, -(-total // max(1, part_hands or PART_HANDS)))
+    stats: dict[str, Any] = {"parts": parts, "streamed": False, "games": 0, "hands": 0, "reference_games": 0, "seconds": Counter()}
+    found: list[tuple[str, list]] = []
+    summary = CheckSummary()
+    w = con.cursor()
+    reader = con.cursor()
+
+    def transaction(work: Callable[[], Any]) -> None:
+        w.begin()
+        try:
+            work()
+            w.commit()
+        except BaseException:
+            w.rollback()
+            raise
+
+    def read(k: int):
+        """Partition ``k``'s stored rows, packed (runs a partition ahead, on its own cursor)."""
+        t = time.perf_counter()
+        where = "" if parts == 1 else f"WHERE hash(game_id) % {parts} = {k}"
+        table = reader.sql(f"SELECT * FROM hand_records {where}").to_arrow_table()
+        t2 = time.perf_counter()
+        packed = pack_table(table, rules)
+        stats["seconds"].update(read=t2 - t, pack=time.perf_counter() - t2)
+        return packed
+
+    def part(packed) -> None:
+        t = time.perf_counter()
+        res = check_part(packed.table, rules, packed=packed)
+        t2 = time.perf_counter()
+        for name, data in res.tables.items():
+            insert_arrow(w, name, data)
+        stats["seconds"].update(check=t2 - t, write=time.perf_counter() - t2)
+        summary.games += res.games
+        summary.hands += res.hands
+        stats["reference_games"] += res.reference_games
+        found.extend(res.findings)
+
+    try:
+        # each partition commits on its own (DuckDB holds a transaction's rows in memory); the
+        # derived tables count as checked only once the last one is in (mark_checked), and a check
+        # that fails part way leaves them empty
+        transaction(lambda: reset_derived(w))
+        # the next partition is read and packed while this one is checked and written (DuckDB and
+        # numpy release the GIL): the two cores overlap
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(1) as pool:
+            ahead = pool.submit(read, 0)
+            for k in range(parts):
+                packed = ahead.result()
+                if k + 1 < parts:
+                    ahead = pool.submit(read, k + 1)
+                transaction(lambda: part(packed))
+                del packed
+        found.sort(key=lambda gf: gf[0])
+        for gid, fs in found:
+            summary.games_with_findings.append(gid)
+            summary.findings.extend(fs)
+            summary.by_code.update(f.code for f in fs)
+        transaction(lambda: mark_checked(w, generation))
+    except BaseException:
+        transaction(lambda: reset_derived(w))
+        raise
+    finally:
+        w.close()
+        reader.close()
+    stats["games"], stats["hands"] = summary.games, summary.hands
+    STATS.clear()
+    STATS.update(stats)
+    return summary
+
+
+__all__ = [
+    "ALIASES",
+    "AUTO_COMPILED_BYTES",
+    "AUTO_COMPILED_HANDS",
+    "COMPILED",
+    "CompiledEngine",
+    "ENGINES",
+    "Engine",
+    "MemoryLimitError",
+    "NAMES",
+    "REFERENCE",
+    "ReferenceEngine",
+    "STATS",
+    "check_compiled",
+    "engine_for_db",
+    "engine_for_logs",
+    "get_engine",
+    "limit_memory",
+    "logs_size",
+    "memory_bytes",
+]

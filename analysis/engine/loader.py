@@ -1,0 +1,597 @@
+"""The fast loader: canonical JSON Lines read by compiled code, every other line by the Python parser.
+
+:func:`load_fast` loads files and folders exactly as :func:`spadework.parsers.db.load_files` does
+(same arguments, same :class:`~spadework.parsers.db.LoadSummary`, the same rows in ``hand_records``,
+``load_errors`` and ``load_warnings``).  A ``.jsonl``/``.ndjson`` file (optionally gzipped) is read
+in blocks of whole lines (:data:`CHUNK_BYTES`); :func:`spadework.parsers.jsonl_scan.scan` reads
+each line it can prove the Python parser reads to the same record, in parallel, straight into the
+packed ``hand_records`` columns (Arrow arrays built from numpy, inserted by DuckDB); every other
+line (an extension key, a value of another type, an escape, invalid JSON...) is read by
+:func:`spadework.parsers.jsonl._parse_line`, whose record or load error is written as the Python
+loader writes it.  Every other file goes through the Python loader.
+
+At the end of each file, the hands that appear twice, that are already loaded from another file,
+or whose numbers do not fit the tables are settled in line order as
+:func:`spadework.parsers.db.load_items` settles them (the few lines involved are read again by
+Python for their messages).  Each block commits on its own (memory stays flat); on an error the
+file's rows are removed again, and a file that fails part way (a truncated ``.gz``) is then read
+by the Python loader, which says what is wrong.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numba as nb
+import numpy as np
+import pyarrow as pa
+
+from spadework.parsers import formats
+from spadework.parsers.db import (
+    BATCH_HANDS,
+    HAND_RECORDS,
+    INT_MAX,
+    INT_MIN,
+    FileResult,
+    LoadSummary,
+    _add_record,
+    _Batch,
+    _flush,
+    _forget_file,
+    _Loader,
+    _Progress,
+    _rejected,
+    _with_empty_check,
+    ensure_storage,
+    load_items,
+    log_files,
+    out_of_range,
+)
+from spadework.parsers.io import open_binary, strip_gz, walk
+from spadework.parsers.model import HandRecord, LoadError
+from spadework.parsers.state import mark_loaded
+
+CHUNK_BYTES = 32 * 1024 * 1024
+"""Bytes of whole lines read and scanned at a time (memory stays flat in the file size)."""
+
+FAST_MIN_BYTES = 256 * 1024
+"""Smaller files go through the Python loader, batched across files (:class:`spadework.parsers.db._Loader`):
+below about this size its per-file cost is lower than the compiled path's (statements per file)."""
+
+STATS: dict[str, int] = {"chunks": 0, "fast_lines": 0, "python_lines": 0}
+"""Counters of the last :func:`load_fast` call: blocks, lines read by compiled code, lines read by Python."""
+
+TIMINGS: dict[str, float] | None = None
+"""Set to a dict to collect wall seconds per step (for the benchmark and profiling)."""
+
+
+def _timed(label: str):
+    import time
+    from contextlib import contextmanager
+
+    @contextmanager
+    def cm():
+        if TIMINGS is None:
+            yield
+            return
+        t = time.perf_counter()
+        try:
+            yield
+        finally:
+            TIMINGS[label] = TIMINGS.get(label, 0.0) + time.perf_counter() - t
+
+    return cm()
+
+
+class FastLoadError(RuntimeError):
+    """The fast path met something it does not handle; the file is loaded by the Python loader instead."""
+
+
+# --- blocks of lines ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Block:
+    """Whole lines of a file: ``data`` (a ``uint8`` array: the lines, then the newline of the last
+    one or not), their ``starts``/``ends`` in it (ends exclude the newline) and the number of the
+    first line."""
+
+    data: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    first_line: int
+
+    def raw(self, j: int) -> bytes:
+        """Line ``j`` as the Python reader sees it (trailing CR and LF stripped)."""
+        return self.data[self.starts[j] : self.ends[j]].tobytes().rstrip(b"\r\n")
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _newlines(buf, n, out):
+    """Positions of the newlines of ``buf[:n]`` into ``out``; returns how many."""
+    k = 0
+    for i in range(n):
+        if buf[i] == 10:
+            out[k] = i
+            k += 1
+    return k
+
+
+def _split(data: np.ndarray, first_line: int) -> _Block:
+    n = len(data)
+    ends = np.empty(n // 64 + 16, np.int64)  # lines of a log are long; grown when not
+    k = _newlines(data, n, ends)
+    if k == len(ends):  # possibly more newlines than room: count them all
+        ends = np.empty(n + 1, np.int64)
+        k = _newlines(data, n, ends)
+    ends = ends[:k]
+    if not n or data[n - 1] != 10:
+        ends = np.append(ends, n)
+    starts = np.empty_like(ends)
+    if len(ends):
+        starts[0] = 0
+        starts[1:] = ends[:-1] + 1
+    return _Block(data, starts, ends, first_line)
+
+
+_POOL = 4
+"""Buffers a file is read into in turn: the block being written, the one waiting, the one being
+read and scanned, and one spare (reading into buffers that stay mapped touches no new memory:
+reading 1.5 GB into fresh objects cost about 2 CPU-seconds of page faults)."""
+
+
+def _blocks(path: str | os.PathLike[str], chunk_bytes: int) -> Iterator[_Block]:
+    """Cut a (possibly gzipped) file into blocks of whole lines, numbered from 1.
+
+    Each block is a view of one of :data:`_POOL` buffers, valid until :data:`_POOL` - 1 more blocks
+    have been taken (the pipeline of :func:`_load_jsonl_file` holds at most three)."""
+    line = 1
+    pool: list[np.ndarray | None] = [None] * _POOL
+    turn = 0
+    rest = np.empty(0, np.uint8)
+    with open_binary(path) as f:
+        while True:
+            buf = pool[turn % _POOL]
+            if buf is None or len(buf) < len(rest) + chunk_bytes:  # first use, or a line longer than a block
+                buf = pool[turn % _POOL] = np.empty(len(rest) + chunk_bytes, np.uint8)
+            buf[: len(rest)] = rest
+            got = f.readinto(memoryview(buf)[len(rest) : len(rest) + chunk_bytes])
+            if not got:
+                break
+            size = len(rest) + got
+            nl = np.flatnonzero(buf[max(len(rest), size - 65536) : size] == 10) if size else []
+            cut = (max(len(rest), size - 65536) + int(nl[-1])) if len(nl) else int(buf[:size].tobytes().rfind(b"\n"))
+            if cut < 0:
+                rest = buf[:size].copy()
+                continue
+            rest = buf[cut + 1 : size].copy()
+            b = _split(buf[: cut + 1], line)
+            line += len(b.ends)
+            turn += 1
+            yield b
+    if len(rest):
+        yield _split(rest, line)
+
+
+def _prefetch(items: Iterator[Any], depth: int = 1) -> Iterator[Any]:
+    """Run ``items`` in a thread, ``depth`` items ahead (reading and scanning the next block while
+    DuckDB writes this one).  An exception in the thread is raised here, in order."""
+    q: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+    done = object()
+
+    def run() -> None:
+        try:
+            for item in items:
+                while not stop.is_set():
+                    try:
+                        q.put(item, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            q.put(done)
+        except BaseException as exc:  # handed to the consumer
+            q.put(exc)
+
+    t = threading.Thread(target=run, name="spadework-blocks", daemon=True)
+    t.start()
+    try:
+        while True:
+            item = q.get()
+            if item is done:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        while t.is_alive():
+            try:
+                q.get_nowait()
+            except queue.Empty:
+                pass
+            t.join(timeout=0.05)
+
+
+@dataclass
+class _Scanned:
+    """A block with what the compiled reader made of it."""
+
+    block: _Block
+    lines: np.ndarray  # the line number of each line of the block
+    fast: np.ndarray  # indices (in the block) of the lines read by compiled code
+    python: np.ndarray  # indices of the lines for the Python parser
+    columns: dict | None  # hand_records columns of the fast lines
+    scan: Any = None  # the scan itself (its per-hand arrays feed a validate's check)
+
+
+def _scan_block(b: _Block) -> _Scanned:
+    from spadework.parsers import jsonl_scan
+
+    buf = b.data
+    with _timed("scan"):
+        s = jsonl_scan.scan(buf, b.starts, b.ends)
+    fast = np.flatnonzero(s.status == jsonl_scan.OK)
+    python = np.flatnonzero(s.status == jsonl_scan.PYTHON)
+    lines = b.first_line + np.arange(len(b.starts), dtype=np.int64)
+    cols = None
+    if len(fast):
+        with _timed("columns"):
+            cols = jsonl_scan.hand_columns(buf, s, fast)
+            cols["source_line"] = pa.array(lines[fast].astype(np.int32))
+    return _Scanned(b, lines, fast, python, cols, s)
+
+
+# --- one file -------------------------------------------------------------------------------------
+
+
+@dataclass
+class _FileState:
+    """What one file's load has put aside for the end of the file (see :func:`_settle_file`).
+
+    ``withheld``: ``(line, game_id, hand, other_file, other_line)`` of readable hands already
+    loaded from another file (not written); ``out_of_range``: ``(line, game_id, hand)`` of
+    records whose numbers do not fit the tables (not written).
+    """
+
+    others: bool
+    withheld: list[tuple[int, str, int, str, int]] = field(default_factory=list)
+    out_of_range: list[tuple[int, str, int]] = field(default_factory=list)
+
+
+def _parse_python(source: str, n: int, raw: bytes) -> HandRecord | LoadError | None:
+    from spadework.parsers.jsonl import _parse_line  # the Python parser's own per-line entry point
+
+    return _parse_line(raw, source, n)
+
+
+def _clashes(con, keys: pa.Table, source: str) -> list[tuple]:
+    """``(game_id, hand, other file, other line)`` of ``keys`` (game_id, hand) loaded from another file."""
+    con.register("_fl_keys", keys)
+    try:
+        return con.execute(
+            f"SELECT k.game_id, k.hand, h.source_file, h.source_line FROM _fl_keys k "
+            f"JOIN {HAND_RECORDS} h ON h.game_id = k.game_id AND h.hand = k.hand AND h.source_file <> $source",
+            {"source": source},
+        ).fetchall()
+    finally:
+        con.unregister("_fl_keys")
+
+
+def _write_block(con, sc: _Scanned, source: str, fs: _FileState, result: FileResult, stream=None) -> None:
+    """Write a scanned block: the fast lines' rows, then what the Python parser makes of the others.
+    ``stream``: a :class:`~spadework.analysis.engine.storage.StreamCheck` fed the rows written."""
+    STATS["chunks"] += 1
+    if sc.columns is not None:
+        cols = sc.columns
+        n = len(sc.fast)
+        if fs.others:
+            keys = pa.table({"game_id": cols["game_id"], "hand": cols["hand"]})
+            clash = {(g, h): (f, ln) for g, h, f, ln in _clashes(con, keys, source)}
+            if clash:
+                games, hands = cols["game_id"].to_pylist(), cols["hand"].to_pylist()
+                keep = np.ones(n, bool)
+                for j, key in enumerate(zip(games, hands)):
+                    other = clash.get(key)
+                    if other is not None:
+                        keep[j] = False
+                        fs.withheld.append((int(sc.lines[sc.fast[j]]), key[0], key[1], other[0], other[1]))
+                mask = pa.array(keep)
+                cols = {k: v.filter(mask) for k, v in cols.items()}
+                n = int(keep.sum())
+                if stream is not None:
+                    stream.invalidate()
+        table = pa.table(cols)
+        con.register("_fl_block", table)
+        try:
+            with _timed("insert"):
+                con.execute(f"INSERT INTO {HAND_RECORDS} BY NAME SELECT *, $source AS source_file FROM _fl_block", {"source": source})
+        finally:
+            con.unregister("_fl_block")
+        result.hands += n
+        STATS["fast_lines"] += n
+        if stream is not None and stream.valid:
+            from spadework.analysis.engine.storage import scan_hands
+
+            with _timed("check"):
+                stream.feed(
+                    table.append_column("source_file", pa.array([source] * table.num_rows, pa.string())),
+                    hands=scan_hands(sc.scan, sc.fast),
+                )
+    if len(sc.python):
+        if stream is not None:
+            stream.invalidate()  # rows the compiled reader did not give: the check reads the database
+        with _timed("python"):
+            _write_python(con, sc, source, fs, result)
+
+
+def _write_python(con, sc: _Scanned, source: str, fs: _FileState, result: FileResult) -> None:
+    STATS["python_lines"] += len(sc.python)
+    batch, errors = _Batch(), []
+    recs: list[HandRecord] = []
+    for j in sc.python:
+        n = int(sc.lines[j])
+        item = _parse_python(source, n, sc.block.raw(j))
+        if item is None:
+            continue
+        if isinstance(item, LoadError):
+            errors.append(item)
+            result.errors += 1
+        elif out_of_range(item):
+            fs.out_of_range.append((n, item.game_id, item.hand))  # decided at the end of the file
+        else:
+            recs.append(item)
+    clash: dict[tuple[str, int], tuple[str, int]] = {}
+    if fs.others and recs:
+        keys = pa.table({"game_id": [r.game_id for r in recs], "hand": pa.array([r.hand for r in recs], pa.int32())})
+        clash = {(g, h): (f, ln) for g, h, f, ln in _clashes(con, keys, source)}
+    for item in recs:
+        other = clash.get((item.game_id, item.hand))
+        if other is not None:
+            fs.withheld.append((item.source_line or 0, item.game_id, item.hand, other[0], other[1]))
+            continue
+        _add_record(batch, item, source)
+        result.hands += 1
+        result.warnings += len(item.warnings)
+    _flush(con, batch, errors)
+
+
+def _settle_file(con, path: str | os.PathLike[str], source: str, result: FileResult, fs: _FileState, stream=None) -> None:
+    """Decide, in line order as the Python loader does, the hands that appear more than once in the
+    file, that are already loaded from another file, or whose numbers are out of range.
+
+    Per hand key: the first occurrence that is in range is the one that counts (written, or
+    rejected as already loaded from another file); every later occurrence "appears twice";
+    an out-of-range occurrence before it (or with none) is rejected as out of range.
+    """
+    dups = con.execute(
+        f"SELECT game_id, hand, list(source_line ORDER BY source_line) FROM {HAND_RECORDS} WHERE source_file = $source "
+        "GROUP BY game_id, hand HAVING count(*) > 1",
+        {"source": source},
+    ).fetchall()
+    occ: dict[tuple[str, int], list[tuple[int, str]]] = {(g, h): [(n, "row") for n in lines] for g, h, lines in dups}
+    clash: dict[int, tuple[str, int]] = {}
+    for line, g, h, f, ln in fs.withheld:
+        occ.setdefault((g, h), []).append((line, "withheld"))
+        clash[line] = (f, ln)
+    if fs.out_of_range:
+        # a hand number out of INTEGER range matches no loaded hand (and may not even fit 64 bits)
+        keys = sorted({(g, h) for _, g, h in fs.out_of_range if isinstance(h, int) and INT_MIN <= h <= INT_MAX})
+        arrow = pa.table({"game_id": pa.array([k[0] for k in keys], pa.string()), "hand": pa.array([k[1] for k in keys], pa.int64())})
+        con.register("_fl_rangekeys", arrow)
+        try:
+            written = con.execute(
+                f"SELECT h.game_id, h.hand, h.source_line FROM {HAND_RECORDS} h JOIN _fl_rangekeys k USING (game_id, hand) "
+                "WHERE h.source_file = $source",
+                {"source": source},
+            ).fetchall()
+        finally:
+            con.unregister("_fl_rangekeys")
+        for g, h, n in written:
+            if (g, h) not in occ:
+                occ[(g, h)] = [(n, "row")]
+        for line, g, h in fs.out_of_range:
+            occ.setdefault((g, h), []).append((line, "range"))
+    if not occ:
+        return
+    if stream is not None:
+        stream.invalidate()  # hands written twice or left out: the check reads the database
+    wanted = {n for lst in occ.values() for n, _ in lst}
+    raws: dict[int, bytes] = {}
+    with open_binary(path) as f:
+        for n, line in enumerate(f, 1):
+            if n in wanted:
+                raws[n] = line.rstrip(b"\r\n")
+                if len(raws) == len(wanted):
+                    break
+
+    def record(n: int) -> HandRecord:
+        rec = _parse_python(source, n, raws[n])
+        if not isinstance(rec, HandRecord):  # cannot happen: the line was read before
+            raise FastLoadError(f"{source}:{n}: a line read before no longer reads")
+        return rec
+
+    batch, errors = _Batch(), []
+    redo: list[tuple[str, int]] = []  # keys written more than once: their rows go, the first is written again
+    for key, lst in occ.items():
+        lst.sort()
+        first = next(((n, k) for n, k in lst if k != "range"), None)
+        again = sum(1 for _, k in lst if k == "row") > 1
+        if again:
+            redo.append(key)
+        for n, kind in lst:
+            rec = record(n)
+            if first is not None and n > first[0]:
+                errors.append(_rejected(rec, source, f"hand {rec.hand} of game {rec.game_id!r} appears twice in this file (first at line {first[0]})"))
+                if kind == "row":
+                    result.hands -= 1
+                    result.warnings -= len(rec.warnings)
+                result.errors += 1
+            elif first is not None and n == first[0]:
+                if kind == "row":
+                    if again:
+                        _add_record(batch, rec, source)
+                else:
+                    f, ln = clash[n]
+                    errors.append(
+                        _rejected(
+                            rec,
+                            source,
+                            f"hand {rec.hand} of game {rec.game_id!r} is already loaded from {f}:{ln}; not loaded "
+                            f"again (load that file again to replace it, or give this game another id)",
+                        )
+                    )
+                    result.errors += 1
+            else:
+                errors.append(_rejected(rec, source, out_of_range(rec) or "out of range"))
+                result.errors += 1
+    if redo:
+        keys = pa.table({"game_id": [k[0] for k in redo], "hand": pa.array([k[1] for k in redo], pa.int64())})
+        con.register("_fl_dupkeys", keys)
+        try:
+            for table in (HAND_RECORDS, "load_warnings"):
+                con.execute(
+                    f"DELETE FROM {table} WHERE source_file = $source AND (game_id, hand) IN (SELECT game_id, hand FROM _fl_dupkeys)",
+                    {"source": source},
+                )
+        finally:
+            con.unregister("_fl_dupkeys")
+    _flush(con, batch, errors)
+
+
+def _load_jsonl_file(con, path, source: str, chunk_bytes: int, on_batch: Callable[[int, int], None] | None, stream=None) -> FileResult:
+    """Load one canonical JSON Lines file (see the module doc).
+
+    The file's earlier rows go first (with a new load generation, :func:`mark_loaded`); each block
+    of lines is then written and committed on its own (DuckDB holds a transaction's rows in memory,
+    so one transaction for a large file would take memory in proportion to it); the file is settled
+    at the end.  On an error the file's rows are removed again and the error propagates
+    (:func:`load_fast` then has the Python loader read the file and say what is wrong).
+    """
+    result = FileResult(source, "jsonl")
+    ensure_storage(con)
+    _in_transaction(con, lambda: (mark_loaded(con), _forget_file(con, source)))
+    fs = _FileState(others=con.execute(f"SELECT count(*) > 0 FROM {HAND_RECORDS}").fetchall()[0][0])
+    try:
+        scanned = _prefetch(_scan_block(b) for b in _blocks(path, chunk_bytes))
+        try:
+            for sc in scanned:
+                before = (result.hands, result.errors)
+                _in_transaction(con, lambda: _write_block(con, sc, source, fs, result, stream))
+                if on_batch:
+                    on_batch(result.hands - before[0], result.errors - before[1])
+        finally:
+            scanned.close()
+
+        def settle() -> None:
+            _settle_file(con, path, source, result, fs, stream)
+            if result.hands + result.errors == 0:
+                _flush(con, _Batch(), [LoadError(source, 0, "the file holds no hands (it is empty or blank)", "")])
+                result.errors += 1
+
+        _in_transaction(con, settle)
+    except BaseException:
+        if stream is not None:
+            stream.invalidate()
+        _in_transaction(con, lambda: _forget_file(con, source))
+        raise
+    return result
+
+
+def _in_transaction(con, work: Callable[[], Any]) -> None:
+    con.execute("BEGIN TRANSACTION")
+    try:
+        work()
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+def fast_format(path: str | os.PathLike[str], fmt: str | None) -> bool:
+    """True when a file is canonical JSON Lines the fast loader reads (``.jsonl``/``.ndjson``, maybe ``.gz``)."""
+    if fmt not in (None, "jsonl"):
+        return False
+    name = strip_gz(os.fspath(path)).lower()
+    return name.endswith((".jsonl", ".ndjson"))
+
+
+def load_fast(
+    con,
+    paths: Iterable[str | os.PathLike[str]],
+    fmt: str | None = None,
+    progress: bool = False,
+    chunk_bytes: int | None = None,
+    stream=None,
+) -> LoadSummary:
+    """Load files and folders like :func:`spadework.parsers.db.load_files`, reading canonical JSON
+    Lines with compiled code.
+
+    Same arguments, same result, same rows in ``hand_records`` (so in every loaded view),
+    ``load_errors`` and ``load_warnings``.  ``.jsonl``/``.ndjson`` files (optionally ``.gz``) of
+    :data:`FAST_MIN_BYTES` or more take the fast path, each in its own transaction; every other
+    file, and any fast-path file that fails to read part way (a truncated ``.gz``), is loaded by
+    the Python loader, many files per transaction.  Every transaction records a new load
+    generation (:func:`spadework.parsers.state.mark_loaded`).  ``chunk_bytes``: bytes of lines scanned
+    at a time.  Raises ``FileNotFoundError`` for a path that does not exist.
+    """
+    summary = LoadSummary()
+    paths = list(paths)
+    files = list(walk(paths))
+    bar = _Progress(len(files)) if progress else None
+    chunk_bytes = chunk_bytes or CHUNK_BYTES
+    for k in STATS:
+        STATS[k] = 0
+    on_batch = bar.on_batch if bar else None
+    # small files and other formats: the Python loader, many files per batch (a thousand one-hand
+    # files cost about what one thousand-hand file does)
+    python = _Loader(con, on_batch)
+    # DuckDB checkpoints (compresses what was appended) after every 16MB of commits; block by block
+    # that is most of the load's time (1M hands: 22 against 13 CPU-seconds), so it waits to the end
+    threshold = con.execute("SELECT current_setting('checkpoint_threshold')").fetchall()[0][0]
+    con.execute("SET checkpoint_threshold = '1TB'")
+    try:
+        for path, source, file_fmt in log_files(paths, files, fmt, summary, bar):
+            result = None
+            if file_fmt == "jsonl" and fast_format(path, file_fmt) and _size(path) >= FAST_MIN_BYTES:  # read per call (tests set 0)
+                python.commit()  # the files before it are written first, as one by one
+                try:
+                    result = _load_jsonl_file(con, path, source, chunk_bytes, on_batch, stream)
+                except (OSError, EOFError, FastLoadError):
+                    result = None  # rolled back: the Python loader reads the file and says what is wrong
+            if result is None:
+                if stream is not None:
+                    stream.invalidate()
+                items = _with_empty_check(formats.load(path, fmt=file_fmt, source=source), source)
+                result = python.add_file(items, source, file_fmt)
+                if python.written >= BATCH_HANDS:
+                    python.commit()
+            summary.files.append(result)
+            if bar:
+                bar.advance_file(source)
+        python.commit()
+    except BaseException:
+        python.rollback()
+        raise
+    finally:
+        con.execute(f"SET checkpoint_threshold = '{threshold}'")
+        if bar:
+            bar.close()
+    return summary
+
+
+def _size(path: str | os.PathLike[str]) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+__all__ = ["CHUNK_BYTES", "FAST_MIN_BYTES", "STATS", "fast_format", "load_fast"]

@@ -1,0 +1,391 @@
+"""The two engines give the same tables and findings (spadework.analysis.engine.engines).
+
+The compiled engine (``check_compiled``: stored rows read through Arrow, the compiled core, the
+reference for the message text of the hands with findings) writes the same rows as
+``spadework.analysis.engine.checker.check_db`` in ``tricks``, ``violations``, ``hand_scores`` and
+``games`` and gives the same summary: on simulated seasons with planted faults of every preset, under
+rule options and overrides, in several partitions, on random legal games with one injected fault
+per game (hypothesis), on numbers beyond 32 bits.  ``validate`` of each engine is load then check.
+The stored rows reach the core as exactly the arrays ``pack_records`` makes of their records.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from spadework.analysis.engine import engines
+from spadework.analysis.engine.checker import check_db
+from spadework.analysis.engine.engines import check_compiled
+from spadework.analysis.engine.rules import get_ruleset
+from spadework.analysis.sim.season import iter_season, write_season
+from spadework.parsers.db import connect, load_files, load_items
+from spadework.parsers.model import SideScore
+from spadework.parsers.seats import SEATS, SIDES
+from test_properties_checker import PLAY_FAULTS, RECORD_FAULTS, Impossible, simulate_game, simulate_hand
+
+LOADED = ("hands", "deals", "bids", "plays", "recorded_tricks", "recorded_scores", "load_errors", "load_warnings")
+DERIVED = ("tricks", "violations", "hand_scores", "games")
+
+
+def _rows(con, table: str) -> list[tuple]:
+    return sorted(con.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
+
+
+def _summary(s) -> tuple:
+    return ([(f.source_file, f.format, f.hands, f.errors, f.warnings) for f in s.files], list(s.skipped))
+
+
+def assert_same_check(con_ref, con_fast, rules=None, **kw) -> None:
+    s_ref = check_db(con_ref, rules=rules)
+    s_fast = check_compiled(con_fast, rules=rules, **kw)
+    for t in DERIVED:
+        assert _rows(con_ref, t) == _rows(con_fast, t), t
+    assert [f.to_row() for f in s_ref.findings] == [f.to_row() for f in s_fast.findings]
+    assert (s_ref.games, s_ref.hands, s_ref.by_code, s_ref.games_with_findings) == (
+        s_fast.games,
+        s_fast.hands,
+        s_fast.by_code,
+        s_fast.games_with_findings,
+    )
+
+
+def _two_dbs(records):
+    a, b = connect(None), connect(None)
+    load_items(a, iter(records), "mem")
+    load_items(b, iter(records), "mem")
+    return a, b
+
+
+def test_check_simulated_season_with_planted_faults():
+    recs, faults = [], []
+    for g in iter_season(12, 60, 21, fault_rate=0.15):
+        recs.extend(g.records)
+        faults.extend(g.faults)
+    assert faults
+    a, b = _two_dbs(recs)
+    assert_same_check(a, b, part_hands=200)  # several partitions; games never split
+    assert engines.STATS["parts"] > 3 and engines.STATS["reference_games"] == 0
+    with_findings = a.execute("SELECT count(DISTINCT game_id) FROM violations").fetchone()[0]
+    assert 0 < with_findings < 60
+
+
+def test_clean_games_need_no_reference():
+    recs = [r for g in iter_season(12, 40, 5) for r in g.records]
+    a, b = _two_dbs(recs)
+    assert_same_check(a, b)
+    assert engines.STATS["games"] == 40 and engines.STATS["reference_games"] == 0
+    assert a.execute("SELECT count(*) FROM violations").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"preset": "standard", "target": 300, "failed_nil_tricks": "bags_only", "ten_for_two_hundred": True},
+        {"preset": "standard", "failed_nil_tricks": "ignored", "bag_limit": 5, "bag_penalty": 50, "losing_score": -200},
+        {"preset": "standard", "blind_nil": "always", "nil_points": 50, "bag_points": 0, "min_side_bid": 4},
+        "nyc",
+        "barmore",
+    ],
+)
+def test_check_rule_options_and_other_presets(rules):
+    recs = [r for g in iter_season(8, 12, 9, rules=rules, fault_rate=0.1) for r in g.records]
+    a, b = _two_dbs(recs)
+    assert_same_check(a, b)
+    assert engines.STATS["reference_games"] == 0  # every ruleset is the core's own
+
+
+@pytest.mark.parametrize("override", ["standard", {"preset": "standard", "target": 200}, "barmore"])
+def test_check_with_a_rules_override(override):
+    recs = [r for g in iter_season(8, 10, 13, fault_rate=0.05) for r in g.records]
+    a, b = _two_dbs(recs)
+    assert_same_check(a, b, rules=override)
+
+
+GAME_FAULTS = ("none", "hand", "points", "total", "bags", "winner", "no_winner", "dealer", "after_end", "start", "before")
+
+
+def _game_with_fault(rng: random.Random, rs, gid: str, fault: str) -> list:
+    n = rng.randint(1, 7)
+    records, chain = simulate_game(
+        rng,
+        rs,
+        game_id=gid,
+        max_hands=n,
+        first_dealer=rng.choice(SEATS),
+        wrong_dealer_at=rng.randint(2, n + 1) if fault == "dealer" else None,
+        extra_hands=1 if fault == "after_end" else 0,
+    )
+    k = rng.randrange(len(records))
+    side = rng.choice(SIDES)
+    rec = records[k]
+    if fault == "hand":
+        kind = rng.choice(PLAY_FAULTS + RECORD_FAULTS)
+        for _ in range(20):
+            try:
+                bad, _ = simulate_hand(
+                    rng, rs, game_id=gid, hand=rec.hand, dealer=rec.dealer, fault=kind, record_deal=rng.random() < 0.8
+                )
+                break
+            except Impossible:
+                continue
+        else:
+            return records
+        records[k] = replace(bad, score=rec.score, winner=rec.winner)
+    elif fault in ("points", "total", "bags") and rec.score is not None:
+        sc = list(rec.score)
+        old = sc[side]
+        d = rng.choice((-100, -10, -1, 1, 10))
+        sc[side] = SideScore(
+            old.points + d if fault == "points" else old.points,
+            old.total + d if fault == "total" else old.total,
+            (old.bags + 1) % 10 if fault == "bags" else old.bags,
+        )
+        records[k] = replace(rec, score=tuple(sc))
+    elif fault == "winner":
+        records[k] = replace(rec, winner=rng.choice(SIDES))
+    elif fault == "no_winner":
+        records[-1] = replace(records[-1], winner=None)
+    elif fault == "start":
+        records[0] = replace(
+            records[0], score_before=(rng.randint(-100, 400), rng.randint(-100, 400)), bags_before=(rng.randint(0, 12), 3)
+        )
+    elif fault == "before" and len(records) > 1:
+        prev = records[k - 1] if k > 0 else None
+        if prev is not None and prev.score is not None:
+            right = (prev.score[0].total, prev.score[1].total)
+            records[k] = replace(rec, score_before=right if rng.random() < 0.5 else (right[0] + 10, right[1]))
+    return records
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    rules=st.sampled_from(
+        [
+            "standard",
+            "standard",
+            {"preset": "standard", "target": 200, "losing_score": -150},
+            {"preset": "standard", "failed_nil_tricks": "bags_only", "ten_for_two_hundred": True, "target": 250},
+            {"preset": "standard", "blind_nil": "always", "bag_limit": 4, "bag_penalty": 40},
+            "openspiel",
+        ]
+    ),
+)
+def test_compiled_check_agrees_with_the_reference_on_random_games_with_faults(seed, rules):
+    rng = random.Random(seed)
+    rs = get_ruleset(rules)
+    records = []
+    for g in range(8):
+        records.extend(_game_with_fault(rng, rs, f"g{g}", rng.choice(GAME_FAULTS)))
+    a, b = _two_dbs(records)
+    assert_same_check(a, b)
+
+
+def test_validate_is_load_then_check(tmp_path, monkeypatch):
+    from test_loader_fast import _season_objs, edge_lines
+
+    from spadework.analysis.engine import loader
+
+    monkeypatch.setattr(loader, "FAST_MIN_BYTES", 0)  # the compiled loader reads even these small files
+
+    edge_file = tmp_path / "edges.jsonl"
+    edge_file.write_bytes(b"\n".join(edge_lines(_season_objs())) + b"\n")
+    season = tmp_path / "season.jsonl"
+    recs = [r for g in iter_season(8, 6, 17, fault_rate=0.1) for r in g.records]
+    write_season(recs, season)
+    ref = connect(None)
+    s_ref, c_ref = engines.REFERENCE.validate(ref, [season, edge_file])
+    fast = connect(None)
+    s_fast, c_fast = engines.COMPILED.validate(fast, [season, edge_file])
+    for t in LOADED + DERIVED:
+        assert _rows(ref, t) == _rows(fast, t), t
+    assert _summary(s_ref) == _summary(s_fast)
+    assert [f.to_row() for f in c_ref.findings] == [f.to_row() for f in c_fast.findings]
+
+
+def test_scores_beyond_32_bits_fail_as_the_reference_fails():
+    # with nothing recorded to compare, a game whose numbers leave 32 bits must fail as the
+    # reference fails on its insert: the compiled engine leaves such a game to the reference
+    from spadework.analysis.sim import simulate_season
+
+    records, _ = simulate_season(12, 1, 1, fault_rate=0.0)  # a game the SQL passes once nothing is recorded
+    recs = [dataclasses.replace(r, score=None, winner=None, rules=None) for r in records]
+    a, b = _two_dbs(recs)
+    rules = {"preset": "standard", "bag_points": -999_999_999}
+    with pytest.raises(Exception) as ref:
+        check_db(a, rules=rules)
+    with pytest.raises(Exception) as fast:
+        check_compiled(b, rules=rules)
+    assert (type(fast.value), str(fast.value)) == (type(ref.value), str(ref.value))
+    assert "too large" in str(ref.value)
+    assert check_compiled(b, rules="standard").games == 1  # the same game, in range, passes
+
+
+def test_raise_policy_and_bad_rules_behave_as_check_db():
+    from spadework.analysis.engine.findings import CheckError
+    from spadework.analysis.engine.rules import RulesError
+
+    recs = [r for g in iter_season(8, 3, 2, fault_rate=0.5) for r in g.records]
+    a, _ = _two_dbs(recs)
+    with pytest.raises(CheckError):
+        check_compiled(a, policy="raise")
+    with pytest.raises(RulesError):
+        check_compiled(a, rules="no-such-preset")
+
+
+def test_stored_rows_pack_as_their_records(tmp_path):
+    """The Arrow bridge gives the core exactly what pack_records makes of the same records."""
+    from spadework.analysis.engine.packed import pack_records
+    from spadework.analysis.engine.storage import pack_table
+    from spadework.parsers.db import iter_records
+
+    recs = []
+    for k, rules in enumerate(("standard", "barmore", "nyc")):
+        recs += [dataclasses.replace(r, game_id=f"{k}-{r.game_id}") for g in iter_season(8, 4, 3 + k, rules=rules, fault_rate=0.3) for r in g.records]
+    recs[5] = dataclasses.replace(recs[5], deal=None)  # a deal inferred from the play is not a recorded deal
+    recs[7] = dataclasses.replace(recs[7], tricks=recs[7].tricks[:5], score=None)  # an incomplete play
+    con = connect(None)
+    load_items(con, iter(reversed(recs)), "mem")  # stored out of game order
+    part = pack_table(con.sql("SELECT * FROM hand_records").to_arrow_table())
+    ref = pack_records(iter_records(con))
+    for f in dataclasses.fields(part.hands):
+        assert np.array_equal(getattr(part.hands, f.name), getattr(ref.hands, f.name)), f.name
+    assert part.rulesets.names == ref.rulesets.names
+    assert [r for g in ref.records for r in g][:20] == part.records(np.arange(20))
+
+
+def test_engine_names_and_choice():
+    assert engines.get_engine("replay") is engines.REFERENCE and engines.get_engine("fast") is engines.COMPILED
+    assert engines.get_engine("auto", 10) is engines.REFERENCE
+    assert engines.get_engine("auto", engines.AUTO_COMPILED_BYTES) is engines.COMPILED
+    assert engines.get_engine("auto", hands=engines.AUTO_COMPILED_HANDS) is engines.COMPILED
+    with pytest.raises(ValueError, match="unknown engine 'turbo'"):
+        engines.get_engine("turbo")
+    assert engines.memory_bytes("448MB") == 448_000_000 and engines.memory_bytes("1.5GiB") == int(1.5 * 1024**3)
+    assert engines.memory_bytes("-5MB") is None and engines.memory_bytes("lots") is None
+    con = connect(None)
+    with pytest.raises(ValueError, match="at least 128MB"):
+        engines.limit_memory(con, "100MB", engines.COMPILED)
+    engines.limit_memory(con, None, engines.COMPILED)
+    assert con.execute("SELECT current_setting('memory_limit')").fetchone()[0] in ("366.2 MiB", "366.2MiB")
+
+
+def _validate_both(paths, rules=None):
+    ref = connect(None)
+    s_ref, c_ref = engines.REFERENCE.validate(ref, paths, rules=rules)
+    fast = connect(None)
+    s_fast, c_fast = engines.COMPILED.validate(fast, paths, rules=rules)
+    for t in LOADED + DERIVED:
+        assert _rows(ref, t) == _rows(fast, t), t
+    assert _summary(s_ref) == _summary(s_fast)
+    assert [f.to_row() for f in c_ref.findings] == [f.to_row() for f in c_fast.findings]
+    assert (c_ref.games, c_ref.hands, c_ref.games_with_findings) == (c_fast.games, c_fast.hands, c_fast.games_with_findings)
+    return fast
+
+
+@pytest.mark.parametrize("rules", [None, "barmore", {"preset": "standard", "renege_penalty_tricks": 2}])
+def test_validate_checks_while_it_loads(tmp_path, monkeypatch, rules):
+    """A canonical log is checked block by block as it loads: games cut by a block boundary wait for
+    the next block; the tables and findings are the reference's."""
+    from spadework.analysis.engine import loader
+    from spadework.parsers.state import FRESH, derived_state
+
+    monkeypatch.setattr(loader, "FAST_MIN_BYTES", 0)
+    monkeypatch.setattr(loader, "CHUNK_BYTES", 20_000)  # about a dozen hands a block
+    preset = rules if isinstance(rules, str) else (rules or {}).get("preset", "standard")
+    recs = [r for g in iter_season(8, 12, 27, fault_rate=0.2, rules=preset) for r in g.records]
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    write_season(recs[: len(recs) // 2], a)
+    write_season(recs[len(recs) // 2 :], b)  # a game may go on in the second file
+    fast = _validate_both([a, b], rules)
+    assert engines.STATS["streamed"] and engines.STATS["parts"] == 0
+    assert derived_state(fast) == FRESH
+
+
+def test_validate_reads_the_database_when_the_stream_cannot_stand_for_it(tmp_path, monkeypatch):
+    from spadework.analysis.engine import loader
+
+    monkeypatch.setattr(loader, "FAST_MIN_BYTES", 0)
+    monkeypatch.setattr(loader, "CHUNK_BYTES", 20_000)
+    recs = [r for g in iter_season(8, 6, 31, fault_rate=0.2) for r in g.records]
+    # games interleaved: a game comes back after another began
+    interleaved = tmp_path / "mixed.jsonl"
+    write_season(recs[::2] + recs[1::2], interleaved)
+    _validate_both([interleaved])
+    assert not engines.STATS["streamed"]
+    # a hand twice in the file, and a line only the Python parser reads
+    dup = tmp_path / "dup.jsonl"
+    write_season(recs + recs[3:4], dup)
+    _validate_both([dup])
+    assert not engines.STATS["streamed"]
+    odd = tmp_path / "odd.jsonl"
+    write_season(recs, odd)
+    odd.write_text(odd.read_text().replace('"hand":2,', '"hand":2,"x_note":1,', 1))  # an extension key
+    _validate_both([odd])
+    assert not engines.STATS["streamed"] and loader.STATS["python_lines"] == 1
+    # a database that held hands before: the check covers them too
+    fast = connect(None)
+    engines.COMPILED.load(fast, [interleaved])
+    s, c = engines.COMPILED.validate(fast, [dup])
+    assert not engines.STATS["streamed"] and c.hands == fast.execute("SELECT count(*) FROM hands").fetchone()[0]
+
+
+def test_the_scanned_lines_pack_as_their_stored_rows(tmp_path):
+    """validate's check packs the compiled reader's arrays directly: the same arrays as unpacking
+    the rows they are stored as."""
+    import pyarrow as pa
+
+    from spadework.analysis.engine import loader
+    from spadework.analysis.engine.storage import pack_table, scan_hands
+    from test_loader_fast import _season_objs, edge_lines
+
+    recs = []
+    for k, rules in enumerate(("standard", "barmore", "nyc")):
+        recs += [dataclasses.replace(r, game_id=f"{k}-{r.game_id}") for g in iter_season(8, 4, 3 + k, rules=rules, fault_rate=0.3) for r in g.records]
+    recs[5] = dataclasses.replace(recs[5], deal=None)
+    recs[7] = dataclasses.replace(recs[7], tricks=recs[7].tricks[:5], score=None, taken=(3, None, 2, None))
+    path = tmp_path / "s.jsonl"
+    write_season(recs, path)
+    with open(path, "ab") as f:
+        f.write(b"\n".join(edge_lines(_season_objs())) + b"\n")  # odd lines too (those it reads)
+    (block,) = list(loader._blocks(path, 1 << 30))
+    sc = loader._scan_block(block)
+    table = pa.table(sc.columns).append_column("source_file", pa.array(["s"] * len(sc.fast)))
+    a = pack_table(table)
+    b = pack_table(table, hands=scan_hands(sc.scan, sc.fast))
+    for f in dataclasses.fields(a.hands):
+        assert np.array_equal(getattr(a.hands, f.name), getattr(b.hands, f.name)), f.name
+    assert len(sc.fast) > len(recs)
+
+
+def test_a_partition_checks_on_its_own_as_a_worker_would(tmp_path):
+    """check_part needs no database: partitions of whole games checked apart (as Dask workers would,
+    writing Parquet parts) give, together, the reference's rows and findings."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from spadework.analysis.engine.storage import check_part, insert_arrow, reset_derived
+
+    recs = [r for g in iter_season(8, 10, 41, fault_rate=0.2) for r in g.records]
+    ref, fast = _two_dbs(recs)
+    s_ref = check_db(ref)
+    found = []
+    for k in range(3):
+        part = fast.sql(f"SELECT * FROM hand_records WHERE hash(game_id) % 3 = {k}").to_arrow_table()
+        res = check_part(part)
+        for name, data in res.tables.items():
+            pq.write_table(data, tmp_path / f"{name}-{k}.parquet")
+        found += res.findings
+    reset_derived(fast)
+    for name in ("checked_tricks", "hand_scores", "violations", "games"):
+        insert_arrow(fast, name, pa.concat_tables(pq.read_table(tmp_path / f"{name}-{k}.parquet") for k in range(3)))
+    for t in DERIVED:
+        assert _rows(ref, t) == _rows(fast, t), t
+    assert sorted(f.to_row()["message"] for _, fs in found for f in fs) == sorted(f.message for f in s_ref.findings)

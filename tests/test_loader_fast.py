@@ -1,0 +1,355 @@
+"""The fast loader (spadework.analysis.engine.loader) loads exactly as the Python loader does.
+
+``load_fast`` writes the same rows as ``spadework.parsers.db.load_files`` in ``hand_records`` (so in
+every loaded view), ``load_errors`` and ``load_warnings``, with the same summary: on a file exercising
+every field and every odd line (extension keys, aliases, wrong types, whitespace, CRLF, BOM,
+duplicates, invalid JSON and UTF-8, numbers out of range, values of a wrong type that cancel out in
+length...), gzipped, cut into tiny blocks, across files, and on random records (hypothesis over
+``tests.strategies``) with textual mutations.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from spadework.analysis.engine import loader as fast_load
+from spadework.analysis.engine.loader import load_fast
+from spadework.analysis.sim.season import iter_season, write_season
+from spadework.parsers.db import connect, load_files
+from spadework.parsers.jsonl import dumps_record, record_to_obj
+
+STORED = ("hand_records", "load_errors", "load_warnings")
+LOADED = ("hands", "deals", "bids", "plays", "recorded_tricks", "recorded_scores", "load_errors", "load_warnings")
+
+
+def _rows(con, table: str) -> list[tuple]:
+    return sorted(con.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
+
+
+def _summary(s) -> tuple:
+    return ([(f.source_file, f.format, f.hands, f.errors, f.warnings) for f in s.files], list(s.skipped))
+
+
+@pytest.fixture(autouse=True)
+def _fast_path_for_small_files(monkeypatch):
+    monkeypatch.setattr(fast_load, "FAST_MIN_BYTES", 0)  # the test files are small
+
+
+def assert_same_load(paths, **kw) -> tuple:
+    """Load ``paths`` both ways into fresh databases; the stored rows must be the same."""
+    ref, fast = connect(None), connect(None)
+    s_ref = load_files(ref, paths)
+    s_fast = load_fast(fast, paths, **kw)
+    for t in STORED:
+        assert _rows(ref, t) == _rows(fast, t), t
+    assert _summary(s_ref) == _summary(s_fast)
+    return ref, fast, dict(fast_load.STATS)
+
+
+def _season_objs(games: int = 3, seed: int = 7, **kw) -> list[dict]:
+    out = []
+    for g in iter_season(8, games, seed, **kw):
+        out.extend(record_to_obj(r) for r in g.records)
+    return out
+
+
+def edge_lines(objs: list[dict]) -> list[bytes]:
+    """Lines of a JSON Lines file: canonical hands with every field, then every kind of odd line."""
+    d = orjson.dumps
+    o = copy.deepcopy(objs[0])
+    o.update(
+        {
+            "score_before": {"NS": 0, "EW": 0},
+            "bags_before": {"NS": 0, "EW": 0},
+            "winner": "NS",
+            "taken": {"N": 2, "E": 5, "S": 3, "W": 3},
+        }
+    )
+    lines = [d(x) for x in objs] + [d(o)]  # o repeats objs[0]'s hand: a duplicate
+    numbers = iter(range(1, 100_000))
+
+    def var(**kw):
+        x = copy.deepcopy(objs[1])
+        x["game_id"], x["hand"] = "edge", next(numbers)
+        for k, v in kw.items():
+            if v is KeyError:
+                x.pop(k, None)
+            else:
+                x[k] = v
+        return x
+
+    def mut(fn):
+        x = var()
+        fn(x)
+        return x
+
+    cases = [
+        var(rules={"preset": "standard", "target": 300}),
+        var(rules={"preset": "standard", "blind_nil": {"behind_by": 50}, "nil": True}),
+        var(rules="barmore"),
+        var(rules=5),
+        var(rules=None),
+        var(rules={"preset": "standard", "target": 1e3}),
+        var(x_note="hi", x_obj={"a": [1, 2.5]}),
+        var(foo=3),
+        var(hand="3"),
+        var(hand=3.5),
+        var(hand=0),
+        var(hand=True),
+        var(game_id=12),
+        var(game_id=""),
+        var(game_id=KeyError),
+        var(players={"n": "a", "E": "b", "S": "c", "W": "d"}),
+        var(players={"N": "a", "E": "b", "S": "c"}),
+        var(players={"N": None, "E": "b", "S": "c", "W": "d"}),
+        var(players={"N": "José", "E": 'b"q', "S": "♠", "W": 7}),
+        var(players={"N": "a", "E": "b", "S": "c", "W": "d", "X": "e"}),
+        var(dealer="n"),
+        var(dealer="X"),
+        var(dealer=KeyError),
+        var(deal={}),
+        var(deal=None),
+        var(deal=KeyError),  # no deal, complete play: the deal is what each seat played
+        var(tricks=[]),
+        var(tricks=None),
+        var(tricks=KeyError),
+        var(score_before={"NS": 10}),
+        var(score_before={"NS": 10, "EW": -20}, bags_before={"NS": 3, "EW": 12}),
+        var(winner="ns"),
+        var(winner="XX"),
+        var(schema="spades-hand/1.1"),
+        var(schema="spades-hand/2"),
+        var(date=20260103, event="night é", table="", round=None),
+    ]
+    for bid in ["nil", "0", 0, 14, 4.5, "4", "pass", 4.0, -1, 100, True]:
+        cases.append(mut(lambda x, b=bid: x["bids"][0].__setitem__("bid", b)))
+    for blind in [True, False, "yes", 1]:
+        cases.append(mut(lambda x, b=blind: x["bids"][1].__setitem__("blind", b)))
+    cases += [
+        mut(lambda x: x["bids"][0].__setitem__("seat", "w")),
+        mut(lambda x: x["bids"][0].pop("seat")),
+        mut(lambda x: x["bids"][0].pop("bid")),
+        mut(lambda x: x.__setitem__("bids", [])),
+        mut(lambda x: x["bids"].append(dict(x["bids"][0]))),
+    ]
+    for card in ["10S", "as", "SA", "1S", "A♠", 5, None, "BJ"]:
+        cases.append(mut(lambda x, c=card: x["deal"]["N"].__setitem__(0, c)))
+    cases += [
+        mut(lambda x: x["deal"].pop("W")),
+        mut(lambda x: x["deal"]["W"].append("2C")),
+        mut(lambda x: x["deal"].__setitem__("W", None)),
+        mut(lambda x: (x.pop("deal"), x.__setitem__("tricks", x["tricks"][:12]))),
+        mut(lambda x: x["tricks"].append(x["tricks"][0])),
+        mut(lambda x: x["tricks"][0]["cards"].append("2C")),
+        mut(lambda x: x["tricks"][0].__setitem__("cards", x["tricks"][0]["cards"][:3])),
+        mut(lambda x: x["tricks"][0].__setitem__("winner", None)),
+        mut(lambda x: x["tricks"][0].pop("winner")),
+        mut(lambda x: x["tricks"][0].__setitem__("leader", "x")),
+        mut(lambda x: x["tricks"][0].__setitem__("cards", None)),
+        mut(lambda x: x["tricks"][2]["cards"].__setitem__(1, "tc")),
+    ]
+    for taken in [{"N": 2, "E": 5}, {"N": "3", "E": 5, "S": 3, "W": 3}, {"N": 3.0, "E": 5, "S": 3, "W": 2}, {}, {"n": 2}]:
+        cases.append(var(taken=taken))
+    for score in [
+        {"NS": {"points": 41}},
+        {"NS": {"points": "41", "total": 41, "bags": 1}},
+        {},
+        {"NS": None},
+        {"NS": {}, "EW": {}},
+        {"ns": {"points": 4}},
+        {"NS": {"points": 4, "pts": 5}},
+    ]:
+        cases.append(var(score=score))
+    lines += [d(c) for c in cases]
+    lines += [
+        json.dumps(var()).encode(),  # spaces after separators
+        d(var()) + b"   ",  # trailing spaces
+        d(var()) + b"\r",  # CRLF line end
+        b"\xef\xbb\xbf" + d(var()),  # byte order mark
+        b"   ",  # whitespace only
+        b"",  # empty
+        b"\r",  # a lone CR
+        d(var())[:-1] + b',"event":"a\\u00e9b"}',  # an escaped character
+        b'{"this is not json',
+        b"[1, 2]",
+        b"17",
+        d(var()).replace(b'"dealer"', b'"dealer":"N","dealer"', 1),  # a duplicate key
+        d(var()).replace(b'"edge"', b'"\xff\xfeedge"', 1),  # invalid UTF-8
+        d(var())[:-1] + b",}",  # a trailing comma
+        d(var()).replace(b'{"schema"', b'{ "schema"', 1),
+    ]
+    k = var()
+    lines += [d(k), d(dict(k, event="second")), d(dict(k, event="third"))]  # one hand three times
+    k = var()
+    lines += [d(dict(k, x_first="read by Python")), d(k)]  # the first copy read by Python, the second by DuckDB
+    big = {"NS": {"points": 3_000_000_000, "total": 41, "bags": 1}}
+    k = var()
+    lines += [d(k), d(dict(k, score=big))]  # out of range after the first copy: "appears twice"
+    k = var()
+    lines += [d(dict(k, score=big)), d(k), d(k)]  # out of range first: rejected as such; then a duplicate
+    lines += [d(var(hand=99_999_999_999)), d(var(hand=-(2**31) + 5)), d(var(score_before={"NS": -(2**31), "EW": 0}))]
+    k = var()
+    lines += [d(k).replace(b'"hand":%d' % k["hand"], b'"hand":100000000000000000000', 1)]  # beyond 64 bits
+    k = var(taken={"N": 7, "E": 1, "S": 1, "W": 1})
+    lines += [d(k).replace(b'"N":7', b'"N":-100000000000000000000', 1)]
+    lines += compensating_lines(var)
+    lines += [d(var()).replace(b'"rules":"standard"', b'"rules":{"target":300,"target":200}', 1)]  # repeated key
+    lines += [d(var()).replace(b'"rules":"standard"', b'"rules":{"x_note":100000000000000000000}', 1)]  # a float to Python
+    return lines
+
+
+def compensating_lines(var) -> list[bytes]:
+    """Lines whose wrong types change their length in opposite directions, so the minified
+    length alone would pass them: DuckDB converts "1" to 1, 1 to "1", 0 to false, true to "true"."""
+    d = orjson.dumps
+
+    def sub(x: dict, *pairs: tuple[bytes, bytes]) -> bytes:
+        line = d(x)
+        for a, b in pairs:
+            assert a in line, a
+            line = line.replace(a, b, 1)
+        return line
+
+    def blind(x: dict, value) -> dict:
+        x["bids"][0]["blind"] = value
+        return x
+
+    h = lambda x: b'"hand":%d' % x["hand"]  # noqa: E731
+    out = []
+    x = var(table="1")
+    out.append(sub(x, (h(x), b'"hand":"%d"' % x["hand"]), (b'"table":"1"', b'"table":1')))  # +2 -2
+    x = blind(var(), 0)
+    out.append(sub(x, (h(x), h(x).replace(b":", b":    "))))  # -4 +4
+    x = blind(var(), 1)
+    out.append(sub(x, (h(x), h(x).replace(b":", b":   "))))  # -3 +3
+    x = blind(var(), "t")
+    out.append(sub(x, (h(x), h(x).replace(b":", b": "))))  # -1 +1
+    x = var(event=True)
+    out.append(sub(x, (h(x), h(x).replace(b":", b":  "))))  # -2 +2
+    x = var()
+    x["players"]["E"] = True
+    out.append(sub(x, (h(x), h(x).replace(b":", b":  "))))
+    x = var(hand=1000)
+    out.append(sub(x, (b'"hand":1000', b'"hand":1e3 ')))  # -1 +1
+    x = var(hand=4)
+    out.append(sub(x, (b'"hand":4', b'"hand" :"4"'), (b'"table":"1"', b'"table":1')))  # space before a colon
+    x = var()
+    x["taken"] = {"N": "3", "E": 4, "S": 3, "W": 3}
+    out.append(sub(x, (b'"table":"1"', b'"table":1')))
+    x = var()
+    x["score_before"] = {"NS": "10", "EW": 0}
+    out.append(sub(x, (b'"table":"1"', b'"table":1')))
+    # a key written with an escape hid the values after it from the screen (+5 for the escape,
+    # -2 for each of three booleans read as text, +1 space)
+    x = var()
+    x["players"] = {"S": "a", "E": True, "N": True, "W": True}
+    out.append(sub(x, (b'"players":{"S"', b'"players":{"\\u0053"'), (b'"dealer"', b' "dealer"')))
+    return out
+
+
+@pytest.fixture(scope="module")
+def edge_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("fast") / "edges.jsonl"
+    path.write_bytes(b"\n".join(edge_lines(_season_objs())) + b"\n")
+    return path
+
+
+def test_load_every_field_and_every_odd_line_as_the_python_loader(edge_file):
+    _, fast, stats = assert_same_load([edge_file])
+    # canonical lines are read by compiled code; only the odd ones (and duplicates) by Python
+    assert stats["fast_lines"] >= 60 and stats["python_lines"] < 100
+    assert fast.execute("SELECT count(*) FROM load_errors").fetchone()[0] > 30
+
+
+def test_values_of_the_wrong_type_never_pass_by_cancelling_out(tmp_path):
+    objs = _season_objs(1)
+    numbers = iter(range(1, 1000))
+
+    def var(**kw):
+        x = copy.deepcopy(objs[1])
+        x["game_id"], x["hand"] = "edge", next(numbers)
+        x.update(kw)
+        return x
+
+    lines = compensating_lines(var)
+    path = tmp_path / "types.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    ref, _, stats = assert_same_load([path])
+    assert stats["fast_lines"] == 0  # every one of them went to the Python parser
+    assert stats["python_lines"] == len(lines)
+
+
+def test_load_in_tiny_chunks_and_gzipped(edge_file, tmp_path):
+    assert_same_load([edge_file], chunk_bytes=4000)  # duplicates and odd lines across chunk boundaries
+    gz = tmp_path / "edges.jsonl.gz"
+    gz.write_bytes(gzip.compress(edge_file.read_bytes()))
+    assert_same_load([gz])
+
+
+def test_load_replaces_hands_from_other_files_and_reloads(tmp_path):
+    objs = _season_objs(2, seed=3)
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_bytes(b"\n".join(orjson.dumps(o) for o in objs) + b"\n")
+    changed = [dict(o, event="replayed") for o in objs[3:9]]
+    changed += [changed[0], dict(objs[10], x_extra=1), objs[10], dict(objs[0], hand=999)]  # clashes, then duplicates
+    b.write_bytes(b"\n".join(orjson.dumps(o) for o in changed) + b"\n")
+    assert_same_load([a, b])
+    assert_same_load([a, b, a])  # a loaded again replaces its own rows and takes its hands back
+
+
+def test_load_empty_blank_and_other_formats(tmp_path):
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    (tmp_path / "blank.jsonl").write_bytes(b"\n  \n\r\n")
+    recs = [r for g in iter_season(8, 2, 11) for r in g.records]
+    write_season(recs, tmp_path / "s.spn")
+    write_season(recs, tmp_path / "s.csv")
+    write_season(recs[:5], tmp_path / "s.json")  # a .json file: the Python loader's
+    (tmp_path / "notes.txt").write_text("not a log")
+    assert_same_load([tmp_path])
+
+
+_MUTATIONS = (
+    lambda b: b,
+    lambda b: b.replace(b'":', b'": ', 1),
+    lambda b: b + b"\r",
+    lambda b: b.replace(b'"N"', b'"n"', 1),
+    lambda b: b.replace(b'"bid":', b'"bid":"', 1).replace(b',"seat"', b'","seat"', 1),
+    lambda b: b[:-1] + b',"x_k":[1,{"a":null}]}',
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_load_random_records_as_the_python_loader(tmp_path, data):
+    from strategies import games
+
+    recs = data.draw(games(max_hands=3))
+    lines = []
+    for r in recs:
+        line = dumps_record(r).encode()
+        lines.append(data.draw(st.sampled_from(_MUTATIONS))(line))
+    path = tmp_path / "random.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    assert_same_load([path])
+
+
+def test_every_loaded_view_is_the_same(edge_file):
+    ref, fast, _ = assert_same_load([edge_file])
+    for t in LOADED:
+        assert _rows(ref, t) == _rows(fast, t), t
+
+
+def test_a_canonical_season_is_read_by_compiled_code_only(tmp_path):
+    season = tmp_path / "season.jsonl"
+    recs = [r for g in iter_season(8, 4, 3, fault_rate=0.2) for r in g.records]
+    write_season(recs, season)
+    _, _, stats = assert_same_load([season])
+    assert stats["python_lines"] == 0 and stats["fast_lines"] == len(recs)
