@@ -38,8 +38,8 @@ a real cluster.
 
 API: :func:`validate_dask`, :func:`load_dask`, :func:`check_dask` (the :class:`DaskEngine`'s
 ``validate``, ``load`` and ``check``; same arguments and results as the other engines', plus the
-cluster), :func:`dask_engine`.  Errors: :class:`DaskError` and its kinds, all ``ValueError``\\ s whose
-text is a sentence for the user.
+cluster), :func:`dask_engine`.  Errors: :class:`DaskError` and its kinds (``RuntimeError``), whose text is a
+sentence for the user; a worker's ``RulesError`` is raised as it is.
 """
 
 from __future__ import annotations
@@ -114,6 +114,8 @@ ERROR_SCHEMA = pa.schema(
         ("raw", pa.string()),
         ("_turn", pa.int32()),
         ("_chunk", pa.int32()),
+        ("_seq", pa.int64()),
+        ("_defer", pa.bool_()),  # raw text to be read again once the line is known (see _needs_line)
     ]
 )
 WARNING_SCHEMA = pa.schema(
@@ -130,8 +132,9 @@ WARNING_SCHEMA = pa.schema(
 # --- errors -----------------------------------------------------------------------------------------
 
 
-class DaskError(ValueError):
-    """Validation over Dask could not run; ``str(exc)`` is a sentence for the user."""
+class DaskError(RuntimeError):
+    """Validation over Dask could not run; ``str(exc)`` is a sentence for the user (it may hold
+    brackets: print it without markup)."""
 
 
 class DaskUnavailable(DaskError):
@@ -222,6 +225,18 @@ class ReadResult:
     hands: int = 0
 
 
+def _needs_line(rec) -> bool:
+    """Whether a rejected record's load-error text depends on its line number: when JSON cannot
+    carry one of its numbers, :func:`spadework.parsers.db._rejected` writes ``repr(rec)``."""
+    from spadework.parsers.jsonl import dumps_record
+
+    try:
+        dumps_record(rec)
+    except (TypeError, ValueError):
+        return True
+    return False
+
+
 class _Collector:
     """Occurrences and errors of one reading task, by partition."""
 
@@ -232,7 +247,8 @@ class _Collector:
 
     def error(self, piece: Piece, line: int | None, message: str, raw: str | None) -> None:
         self.errors.append(
-            {"source_file": piece.source, "source_line": line or 0, "message": message, "raw": raw, "_turn": piece.turn, "_chunk": piece.chunk}
+            {"source_file": piece.source, "source_line": line or 0, "message": message, "raw": raw, "_turn": piece.turn,
+             "_chunk": piece.chunk, "_seq": line or 0, "_defer": False}  # fmt: skip
         )
 
     def record(self, piece: Piece, seq: int, rec) -> bool:
@@ -243,15 +259,18 @@ class _Collector:
         extra = {"_turn": piece.turn, "_chunk": piece.chunk, "_seq": seq}
         if problem:
             err = _rejected(rec, piece.source, problem)
+            raw: str | None = err.raw
+            if piece.route == "range" and _needs_line(rec):
+                raw = None  # its text names its line, known once every range is read: read again later
             if not (isinstance(rec.hand, int) and INT_MIN <= rec.hand <= INT_MAX):
                 self.errors.append(  # its hand number matches no hand: always rejected as out of range
-                    {"source_file": err.source_file, "source_line": err.source_line, "message": err.message, "raw": err.raw,
-                     "_turn": piece.turn, "_chunk": piece.chunk}  # fmt: skip
+                    {"source_file": err.source_file, "source_line": err.source_line, "message": err.message, "raw": raw,
+                     "_turn": piece.turn, "_chunk": piece.chunk, "_seq": seq, "_defer": raw is None}  # fmt: skip
                 )
                 return False
             row = dict.fromkeys(HAND_RECORDS_SCHEMA.names)
             row.update(game_id=rec.game_id, hand=rec.hand, source_file=piece.source, source_line=rec.source_line)
-            row.update(extra, _kind=OUT_OF_RANGE, _raw=err.raw, _reason=problem, _warnings=None)
+            row.update(extra, _kind=OUT_OF_RANGE, _raw=raw, _reason=problem, _warnings=None)
         else:
             row = hand_row(rec, piece.source)
             row.update(extra, _kind=ROW, _raw=None, _reason=None, _warnings=list(rec.warnings) or None)
@@ -517,6 +536,12 @@ def settle_and_check(
     )
     for t in errs.column("_turn").to_pylist():
         count(t, 1)
+    rejections: list[Rejection] = []
+    deferred = errs.column("_defer").to_numpy(zero_copy_only=False) if errs.num_rows else np.zeros(0, bool)
+    if deferred.any():
+        for e in errs.filter(pa.array(deferred)).to_pylist():
+            rejections.append(Rejection(e["_turn"], e["_chunk"], e["_seq"], e["source_line"], e["message"]))
+        errs = errs.filter(pa.array(~deferred))
     occ = occ.sort_by([("_turn", "ascending"), ("_chunk", "ascending"), ("_seq", "ascending")])
     occ = occ.append_column("_i", pa.array(np.arange(occ.num_rows, dtype=np.int64)))
     # the keys that need settling: more than one occurrence, out of range, or already in the database
@@ -544,7 +569,6 @@ def settle_and_check(
             rejected.update(_settle(rows, prior_of.get((rows[0]["game_id"], rows[0]["hand"]), [])))
     kinds = occ.column("_kind").to_numpy()
     keep = kinds == ROW
-    rejections: list[Rejection] = []
     extra_errors: list[dict] = []
     if rejected:
         ids = np.fromiter(rejected, dtype=np.int64)
@@ -552,7 +576,7 @@ def settle_and_check(
         meta = occ.take(pa.array(ids)).select(["_turn", "_chunk", "_seq", "_kind", "source_file", "source_line", "_raw"]).to_pylist()
         for i, m in zip(ids.tolist(), meta):
             count(m["_turn"], 1)
-            if m["_kind"] == OUT_OF_RANGE:  # its text was kept when it was read
+            if m["_kind"] == OUT_OF_RANGE and m["_raw"] is not None:  # its text was kept when it was read
                 extra_errors.append({"source_file": m["source_file"], "source_line": m["source_line"] or 0, "message": rejected[i], "raw": m["_raw"]})
             else:
                 rejections.append(Rejection(m["_turn"], m["_chunk"], m["_seq"], m["source_line"], rejected[i]))
@@ -791,7 +815,7 @@ def _pieces(files: list[tuple[str, str, str | None, str, int]], chunk_bytes: int
 
 def _export_prior(con, folder: str, parts: int) -> int:
     """Write the database's ``hand_records`` rows, by partition, to ``folder/prior``; returns how many."""
-    reader = con.execute(f"SELECT * FROM {HAND_RECORDS}").fetch_record_batch(200_000)
+    reader = con.sql(f"SELECT * FROM {HAND_RECORDS}").to_arrow_reader(200_000)
     writers: dict[int, pq.ParquetWriter] = {}
     n = 0
     d = os.path.join(folder, "prior")
@@ -1016,7 +1040,7 @@ def validate_dask(
 
     Raises ``FileNotFoundError`` for a missing path, :class:`~spadework.analysis.engine.rules.RulesError`
     for bad ``rules``, :class:`DaskUnavailable`, :class:`SchedulerUnreachable`, :class:`WorkerFailed`
-    (all :class:`DaskError`, a ``ValueError``).  On an error the database is left as it was.
+    (all :class:`DaskError`, a ``RuntimeError``).  On an error the database is left as it was.
     """
     loaded, checked = _run(
         con, list(paths), rules=rules, fmt=fmt, progress=progress, address=address, output=output,
