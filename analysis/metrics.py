@@ -584,8 +584,12 @@ _VIEWS: list[tuple[str, str]] = [
     (
         # one row per game, hand, seat: everything the metrics group and count
         "sw_player_hands",
+        # each seat's and side's rows are read several times (me, partner, opponents; both sides):
+        # computed once (MATERIALIZED), not once per reference
         """
-        WITH v_seat AS (
+        WITH seat_hands AS MATERIALIZED (SELECT * FROM sw_seat_hands),
+        side_hands AS MATERIALIZED (SELECT * FROM sw_side_hands),
+        v_seat AS (
             SELECT game_id, hand, seat, count(*) AS findings FROM violations WHERE hand IS NOT NULL AND seat IS NOT NULL
             GROUP BY ALL
         ), v_hand AS (
@@ -638,12 +642,12 @@ _VIEWS: list[tuple[str, str]] = [
         CROSS JOIN sw_seats st
         JOIN sw_hand_rules hr ON hr.game_id = h.game_id AND hr.hand = h.hand
         LEFT JOIN sw_positions pos ON pos.dealer = h.dealer AND pos.seat = st.seat
-        JOIN sw_seat_hands me ON me.game_id = h.game_id AND me.hand = h.hand AND me.seat = st.seat
-        JOIN sw_seat_hands pa ON pa.game_id = h.game_id AND pa.hand = h.hand AND pa.seat = st.partner
-        JOIN sw_seat_hands lo ON lo.game_id = h.game_id AND lo.hand = h.hand AND lo.seat = st.left_seat
-        JOIN sw_seat_hands ro ON ro.game_id = h.game_id AND ro.hand = h.hand AND ro.seat = st.right_seat
-        JOIN sw_side_hands sh ON sh.game_id = h.game_id AND sh.hand = h.hand AND sh.side = st.side
-        JOIN sw_side_hands os ON os.game_id = h.game_id AND os.hand = h.hand AND os.side = st.other_side
+        JOIN seat_hands me ON me.game_id = h.game_id AND me.hand = h.hand AND me.seat = st.seat
+        JOIN seat_hands pa ON pa.game_id = h.game_id AND pa.hand = h.hand AND pa.seat = st.partner
+        JOIN seat_hands lo ON lo.game_id = h.game_id AND lo.hand = h.hand AND lo.seat = st.left_seat
+        JOIN seat_hands ro ON ro.game_id = h.game_id AND ro.hand = h.hand AND ro.seat = st.right_seat
+        JOIN side_hands sh ON sh.game_id = h.game_id AND sh.hand = h.hand AND sh.side = st.side
+        JOIN side_hands os ON os.game_id = h.game_id AND os.hand = h.hand AND os.side = st.other_side
         LEFT JOIN game_result gr ON gr.game_id = h.game_id
         LEFT JOIN sw_play_counts pc ON pc.game_id = h.game_id AND pc.hand = h.hand AND pc.seat = st.seat
         LEFT JOIN sw_spades_broken sb ON sb.game_id = h.game_id AND sb.hand = h.hand

@@ -158,7 +158,8 @@ def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Scan:
     ints = np.zeros((n, N_INTS), np.int64)
     small = np.zeros((n, N_SMALL), np.uint8)
     strs = np.zeros((n, N_STRS), np.int64)
-    _scan_lines(buf, starts.astype(np.int64), ends.astype(np.int64), _KEY_BYTES, _KEY_LENS, _CARD_LUT, _SCHEMA, status, ints, small, strs)
+    starts, ends = starts.astype(np.int64), ends.astype(np.int64)
+    _scan_lines(buf, starts, ends, _KEY_BYTES, _KEY_LENS, _CARD_LUT, _SCHEMA, status, ints, small, strs)
     return Scan(status, ints, small, strs)
 
 
@@ -429,7 +430,7 @@ def _flat_object(b, p, e):
 
 
 @_jit
-def _seat_object(b, p, e, i, kind, ints, small, strs):
+def _seat_object(b, p, e, i, kind, ints, small, strs, card_lut):
     """``players`` (kind 0), ``taken`` (1) or ``deal`` (2) at ``{``: the position after ``}`` or -1."""
     p, done = _open(b, p, e, 123, 125)
     if done:
@@ -465,7 +466,7 @@ def _seat_object(b, p, e, i, kind, ints, small, strs):
             nd = 0
             if not done:
                 while True:
-                    cid, p = _card(b, p, e, _CARD_LUT)
+                    cid, p = _card(b, p, e, card_lut)
                     if p < 0 or nd >= MAX_DEALT:
                         return -1
                     small[i, S_DEAL + s * MAX_DEALT + nd] = cid
@@ -621,7 +622,7 @@ def _bids_array(b, p, e, i, ints, small):
 
 
 @_jit
-def _tricks_array(b, p, e, i, ints, small):
+def _tricks_array(b, p, e, i, ints, small, card_lut):
     p, done = _open(b, p, e, 91, 93)
     ints[i, I_HAS_TRICKS] = 1
     if done:
@@ -664,7 +665,7 @@ def _tricks_array(b, p, e, i, ints, small):
                 nc = 0
                 if not done:
                     while True:
-                        cid, p = _card(b, p, e, _CARD_LUT)
+                        cid, p = _card(b, p, e, card_lut)
                         if p < 0 or nc >= 4:
                             return -1
                         small[i, S_CARDS + 4 * n + nc] = cid
@@ -698,7 +699,7 @@ def _text(b, p, e, i, field, strs):
 
 
 @_jit
-def _line(b, p, e, i, key_bytes, key_lens, schema_bytes, ints, small, strs):
+def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, strs):
     """Read line ``i`` (``b[p:e]``); True when it is read here (else the Python parser reads it)."""
     ints[i, I_WINNER] = 255
     for f in range(len(STRING_FIELDS)):
@@ -764,12 +765,12 @@ def _line(b, p, e, i, key_bytes, key_lens, schema_bytes, ints, small, strs):
             s, p = _side(b, p, e)
             ints[i, I_WINNER] = s
         elif k == K_PLAYERS:
-            p = _seat_object(b, p, e, i, 0, ints, small, strs)
+            p = _seat_object(b, p, e, i, 0, ints, small, strs, card_lut)
         elif k == K_TAKEN:
-            p = _seat_object(b, p, e, i, 1, ints, small, strs)
+            p = _seat_object(b, p, e, i, 1, ints, small, strs, card_lut)
         elif k == K_DEAL:
             ints[i, I_HAS_DEAL] = 1
-            p = _seat_object(b, p, e, i, 2, ints, small, strs)
+            p = _seat_object(b, p, e, i, 2, ints, small, strs, card_lut)
         elif k == K_SCORE_BEFORE:
             p = _before_object(b, p, e, i, 0, ints)
         elif k == K_BAGS_BEFORE:
@@ -779,7 +780,7 @@ def _line(b, p, e, i, key_bytes, key_lens, schema_bytes, ints, small, strs):
         elif k == K_BIDS:
             p = _bids_array(b, p, e, i, ints, small)
         else:  # K_TRICKS
-            p = _tricks_array(b, p, e, i, ints, small)
+            p = _tricks_array(b, p, e, i, ints, small, card_lut)
         if p < 0:
             return False
         p, done = _sep(b, p, e, 125)
@@ -793,8 +794,10 @@ def _line(b, p, e, i, key_bytes, key_lens, schema_bytes, ints, small, strs):
     return seen & required == required
 
 
-@nb.njit(cache=True, nogil=True, parallel=True, boundscheck=False)
+@nb.njit(cache=True, nogil=True, boundscheck=False, parallel=True)
 def _scan_lines(b, starts, ends, key_bytes, key_lens, card_lut, schema_bytes, status, ints, small, strs):
+    # a prange, even on one thread: its loop body calls the helpers about three times faster than a
+    # plain loop does (measured: 0.44 against 0.16 GB per CPU-second), at about 8 s more of first compile
     for i in nb.prange(len(starts)):
         p, e = starts[i], ends[i]
         while e > p and b[e - 1] == 13:
@@ -803,7 +806,7 @@ def _scan_lines(b, starts, ends, key_bytes, key_lens, card_lut, schema_bytes, st
         if q == e:
             status[i] = BLANK
             continue
-        status[i] = OK if _line(b, p, e, i, key_bytes, key_lens, schema_bytes, ints, small, strs) else PYTHON
+        status[i] = OK if _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, strs) else PYTHON
 
 
 __all__ = ["BLANK", "MAX_BIDS", "MAX_DEALT", "MAX_TRICKS", "OK", "PYTHON", "STRING_FIELDS", "Scan", "scan"]

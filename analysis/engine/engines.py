@@ -106,10 +106,39 @@ class CompiledEngine:
         return check_compiled(con, rules=rules, policy=policy, progress=progress)
 
     def validate(self, con, paths: Paths, rules: Any = None, fmt: str | None = None, progress: bool = False):
+        """Load, then check; on a database holding no hands yet, the check runs while the logs load
+        (:class:`~spadework.analysis.engine.storage.StreamCheck`: each block's whole games are checked
+        as soon as they are read, nothing is read back), falling back to :func:`check_compiled`
+        after the load whenever the stream cannot stand for the database (a line the Python parser
+        read, a hand written twice, a game whose hands are not consecutive...)."""
+        from spadework.analysis.engine.loader import load_fast
+        from spadework.analysis.engine.storage import StreamCheck, reset_derived
+        from spadework.parsers.db import ensure_storage
+        from spadework.parsers.state import loaded_generation, mark_checked
+
         if rules is not None:
             get_ruleset(rules)  # fail before loading
-        loaded = self.load(con, paths, fmt, progress)
-        return loaded, self.check(con, rules, progress=progress)
+        ensure_storage(con)
+        fresh = con.execute("SELECT count(*) FROM hand_records").fetchall()[0][0] == 0
+        stream = None
+        if fresh:
+            stream = StreamCheck(con, rules)
+            con.execute("BEGIN TRANSACTION")
+            reset_derived(con)
+            con.execute("COMMIT")
+        loaded = load_fast(con, paths, fmt=fmt, progress=progress, stream=stream)
+        summary = stream.finish() if stream is not None else None
+        if summary is None:
+            return loaded, self.check(con, rules, progress=progress)
+        con.execute("BEGIN TRANSACTION")
+        mark_checked(con, loaded_generation(con))
+        con.execute("COMMIT")
+        STATS.clear()
+        STATS.update(
+            parts=0, streamed=True, games=summary.games, hands=summary.hands,
+            reference_games=stream.reference_games, seconds=Counter(check=stream.seconds),
+        )  # fmt: skip
+        return loaded, summary
 
 
 REFERENCE = ReferenceEngine()
@@ -225,8 +254,9 @@ def limit_memory(con, limit: str | None, engine: Engine) -> None:
 # --- the compiled check over a database ---------------------------------------------------------------
 
 STATS: dict[str, Any] = {}
-"""What the last :func:`check_compiled` did: ``parts``, ``games``, ``hands``, ``reference_games``
-(checked whole by the reference), ``seconds`` per step (``read``, ``check``, ``write``)."""
+"""What the last compiled check did: ``parts`` read from the database (0 when ``streamed``: checked
+while loading), ``games``, ``hands``, ``reference_games`` (checked whole by the reference),
+``seconds`` per step (``read``, ``check``, ``write``)."""
 
 
 def check_compiled(
@@ -259,7 +289,7 @@ def check_compiled(
     generation = loaded_generation(con)
     total = con.execute("SELECT count(*) FROM hand_records").fetchall()[0][0]
     parts = max(1, -(-total // max(1, part_hands)))
-    stats: dict[str, Any] = {"parts": parts, "games": 0, "hands": 0, "reference_games": 0, "seconds": Counter()}
+    stats: dict[str, Any] = {"parts": parts, "streamed": False, "games": 0, "hands": 0, "reference_games": 0, "seconds": Counter()}
     found: list[tuple[str, list]] = []
     summary = CheckSummary()
     w = con.cursor()

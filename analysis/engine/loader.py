@@ -250,8 +250,9 @@ def _clashes(con, keys: pa.Table, source: str) -> list[tuple]:
         con.unregister("_fl_keys")
 
 
-def _write_block(con, sc: _Scanned, source: str, fs: _FileState, result: FileResult) -> None:
-    """Write a scanned block: the fast lines' rows, then what the Python parser makes of the others."""
+def _write_block(con, sc: _Scanned, source: str, fs: _FileState, result: FileResult, stream=None) -> None:
+    """Write a scanned block: the fast lines' rows, then what the Python parser makes of the others.
+    ``stream``: a :class:`~spadework.analysis.engine.storage.StreamCheck` fed the rows written."""
     STATS["chunks"] += 1
     if sc.columns is not None:
         cols = sc.columns
@@ -270,6 +271,8 @@ def _write_block(con, sc: _Scanned, source: str, fs: _FileState, result: FileRes
                 mask = pa.array(keep)
                 cols = {k: v.filter(mask) for k, v in cols.items()}
                 n = int(keep.sum())
+                if stream is not None:
+                    stream.invalidate()
         table = pa.table(cols)
         con.register("_fl_block", table)
         try:
@@ -279,7 +282,12 @@ def _write_block(con, sc: _Scanned, source: str, fs: _FileState, result: FileRes
             con.unregister("_fl_block")
         result.hands += n
         STATS["fast_lines"] += n
+        if stream is not None and stream.valid:
+            with _timed("check"):
+                stream.feed(table.append_column("source_file", pa.array([source] * table.num_rows, pa.string())))
     if len(sc.python):
+        if stream is not None:
+            stream.invalidate()  # rows the compiled reader did not give: the check reads the database
         with _timed("python"):
             _write_python(con, sc, source, fs, result)
 
@@ -315,7 +323,7 @@ def _write_python(con, sc: _Scanned, source: str, fs: _FileState, result: FileRe
     _flush(con, batch, errors)
 
 
-def _settle_file(con, path: str | os.PathLike[str], source: str, result: FileResult, fs: _FileState) -> None:
+def _settle_file(con, path: str | os.PathLike[str], source: str, result: FileResult, fs: _FileState, stream=None) -> None:
     """Decide, in line order as the Python loader does, the hands that appear more than once in the
     file, that are already loaded from another file, or whose numbers are out of range.
 
@@ -353,6 +361,8 @@ def _settle_file(con, path: str | os.PathLike[str], source: str, result: FileRes
             occ.setdefault((g, h), []).append((line, "range"))
     if not occ:
         return
+    if stream is not None:
+        stream.invalidate()  # hands written twice or left out: the check reads the database
     wanted = {n for lst in occ.values() for n, _ in lst}
     raws: dict[int, bytes] = {}
     with open_binary(path) as f:
@@ -416,7 +426,7 @@ def _settle_file(con, path: str | os.PathLike[str], source: str, result: FileRes
     _flush(con, batch, errors)
 
 
-def _load_jsonl_file(con, path, source: str, chunk_bytes: int, on_batch: Callable[[int, int], None] | None) -> FileResult:
+def _load_jsonl_file(con, path, source: str, chunk_bytes: int, on_batch: Callable[[int, int], None] | None, stream=None) -> FileResult:
     """Load one canonical JSON Lines file in one transaction (see the module doc)."""
     result = FileResult(source, "jsonl")
     ensure_storage(con)
@@ -429,12 +439,12 @@ def _load_jsonl_file(con, path, source: str, chunk_bytes: int, on_batch: Callabl
         try:
             for sc in scanned:
                 before = (result.hands, result.errors)
-                _write_block(con, sc, source, fs, result)
+                _write_block(con, sc, source, fs, result, stream)
                 if on_batch:
                     on_batch(result.hands - before[0], result.errors - before[1])
         finally:
             scanned.close()
-        _settle_file(con, path, source, result, fs)
+        _settle_file(con, path, source, result, fs, stream)
         if result.hands + result.errors == 0:
             _flush(con, _Batch(), [LoadError(source, 0, "the file holds no hands (it is empty or blank)", "")])
             result.errors += 1
@@ -458,7 +468,8 @@ def load_fast(
     paths: Iterable[str | os.PathLike[str]],
     fmt: str | None = None,
     progress: bool = False,
-    chunk_bytes: int = CHUNK_BYTES,
+    chunk_bytes: int | None = None,
+    stream=None,
 ) -> LoadSummary:
     """Load files and folders like :func:`spadework.parsers.db.load_files`, reading canonical JSON
     Lines with compiled code.
@@ -475,6 +486,7 @@ def load_fast(
     paths = list(paths)
     files = list(walk(paths))
     bar = _Progress(len(files)) if progress else None
+    chunk_bytes = chunk_bytes or CHUNK_BYTES
     for k in STATS:
         STATS[k] = 0
     on_batch = bar.on_batch if bar else None
@@ -487,10 +499,12 @@ def load_fast(
             if file_fmt == "jsonl" and fast_format(path, file_fmt) and _size(path) >= FAST_MIN_BYTES:  # read per call (tests set 0)
                 python.commit()  # the files before it are written first, as one by one
                 try:
-                    result = _load_jsonl_file(con, path, source, chunk_bytes, on_batch)
+                    result = _load_jsonl_file(con, path, source, chunk_bytes, on_batch, stream)
                 except (OSError, EOFError, FastLoadError):
                     result = None  # rolled back: the Python loader reads the file and says what is wrong
             if result is None:
+                if stream is not None:
+                    stream.invalidate()
                 items = _with_empty_check(formats.load(path, fmt=file_fmt, source=source), source)
                 result = python.add_file(items, source, file_fmt)
                 if python.written >= BATCH_HANDS:

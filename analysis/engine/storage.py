@@ -223,14 +223,10 @@ class PackedPart:
         """The :class:`~spadework.parsers.model.HandRecord` of packed rows (in that order)."""
         from spadework.parsers.db import record_from_row
 
-        out = []
-        cache: dict[int, Any] = {}
-        for j in np.asarray(packed_rows, dtype=np.int64).tolist():
-            i = int(self.rows[j])
-            if i not in cache:
-                cache[i] = record_from_row(self.table.slice(i, 1).to_pylist()[0])
-            out.append(cache[i])
-        return out
+        rows = self.rows[np.asarray(packed_rows, dtype=np.int64)]
+        wanted, back = np.unique(rows, return_inverse=True)
+        recs = [record_from_row(r) for r in self.table.take(pa.array(wanted)).to_pylist()]
+        return [recs[k] for k in back.tolist()]
 
 
 def pack_table(table: pa.Table, rules: Any = None) -> PackedPart:
@@ -242,7 +238,7 @@ def pack_table(table: pa.Table, rules: Any = None) -> PackedPart:
     """
     import orjson
 
-    from spadework.analysis.engine.packed import PackedHands, game_ruleset, pack_rulesets
+    from spadework.analysis.engine.packed import PackedHands, pack_rulesets
     from spadework.analysis.engine.rules import get_ruleset
 
     override = get_ruleset(rules) if rules is not None else None
@@ -272,21 +268,42 @@ def pack_table(table: pa.Table, rules: Any = None) -> PackedPart:
     ) if n else pa.array([], pa.string())
     renc = pc.dictionary_encode(rules_key).combine_chunks() if n else None
     rcode = renc.indices.to_numpy().astype(np.int64)[rows] if n else np.zeros(0, np.int64)
-    specs = []
-    for text in (renc.dictionary.to_pylist() if n else []):
+    # each distinct rules value is read once: its key (what ruleset_name gives, or "unreadable")
+    # and ruleset; a game takes its first hand's, flagged when unreadable or when a later hand's
+    # key differs (packed.game_ruleset decides the same per game, value by value)
+    from spadework.analysis.engine.packed import RULES_FLAG_INVALID, RULES_FLAG_MIXED, _rules_key
+    from spadework.analysis.engine.rules import STANDARD
+
+    keys: dict[str, int] = {}
+    key_of, rs_of = [], []
+    for text in renc.dictionary.to_pylist() if n else []:
         value, obj = text.rsplit("\x00", 1)
-        specs.append(orjson.loads(value) if obj == "1" else value)
+        key, rs = _rules_key(orjson.loads(value) if obj == "1" else value)
+        key_of.append(keys.setdefault(key, len(keys)))
+        rs_of.append(rs)
+    key_row = np.asarray(key_of, np.int64)[rcode] if n else np.zeros(0, np.int64)
+    first = rcode[starts] if n else np.zeros(0, np.int64)
+    if n:
+        kmin = np.minimum.reduceat(key_row, starts)
+        kmax = np.maximum.reduceat(key_row, starts)
+        mixed = (kmin != key_row[starts]) | (kmax != key_row[starts])
     table_rs: list = []
-    index: dict = {}
+    index: dict = {}  # ruleset key (or -1: the override, -2: standard for unreadable rules) -> table row
     for k in range(g):
-        a, b = int(starts[k]), int(p.game_start[k + 1])
-        first = rcode[a]
-        values = [specs[first]] + ([specs[x] for x in np.unique(rcode[a:b]) if x != first] if b - a > 1 else [])
-        rs, flag = game_ruleset(values, override)
-        if rs not in index:
-            index[rs] = len(table_rs)
+        flag = 0
+        if override is not None:
+            rs, key = override, -1
+        else:
+            rs, key = rs_of[first[k]], key_of[first[k]]
+            if rs is None:
+                rs, key, flag = STANDARD, -2, RULES_FLAG_INVALID
+            if mixed[k]:
+                flag |= RULES_FLAG_MIXED
+        row = index.get(key)
+        if row is None:
+            row = index[key] = len(table_rs)
             table_rs.append(rs)
-        p.game_ruleset[k] = index[rs]
+        p.game_ruleset[k] = row
         p.game_rules_flag[k] = flag
     if n:
         p.hand_no[:] = hand[rows].astype(np.int32)
@@ -498,3 +515,94 @@ def check_part(table: pa.Table, rules: Any = None) -> PartResult:
     schema = DERIVED_SCHEMAS["violations"]
     tables["violations"] = pa.table({c: [r[c] for r in rows] for c in schema.names}, schema=schema)
     return PartResult(tables, findings, p.n_games, p.n_hands, len(ref_games))
+
+
+class StreamCheck:
+    """The check of a validate, done while the logs load: each block of freshly read rows is checked
+    as soon as its games are whole, and its derived rows are written at once (no read-back).
+
+    The loader hands every block of rows it read with compiled code to :meth:`feed` (an Arrow
+    table with the ``hand_records`` columns, in file order) and calls :meth:`invalidate` whenever
+    the rows it writes are not simply those blocks: a line read by the Python parser, a hand that
+    appears twice, a file loaded another way.  A game is checked once all its hands have been seen,
+    which the stream knows only when a game's hands are consecutive (as a log is written, game by
+    game): a game that comes back after another began also invalidates the stream.  When it stays
+    valid, :meth:`finish` gives the summary and the derived tables hold what
+    :func:`spadework.analysis.engine.engines.check_compiled` would write; otherwise the caller
+    checks the database afterwards (which replaces whatever the stream wrote).
+
+    ``con``: the connection the loader writes with (the derived rows join its transactions);
+    ``rules``: the override for every game.
+    """
+
+    def __init__(self, con, rules: Any = None) -> None:
+        self.con = con
+        self.rules = rules
+        self.valid = True
+        self.carry: pa.Table | None = None
+        self.done: set[str] = set()
+        self.found: list[tuple[str, list]] = []
+        self.games = 0
+        self.hands = 0
+        self.reference_games = 0
+        self.seconds = 0.0
+
+    def invalidate(self) -> None:
+        """The rows written are not just the blocks fed: the caller checks the database instead."""
+        self.valid = False
+        self.carry = None
+
+    def feed(self, table: pa.Table, final: bool = False) -> None:
+        """Check the whole games of ``table`` (and of the rows carried from the block before); the
+        last game waits for the next block unless ``final``."""
+        if not self.valid:
+            return
+        import time
+
+        t0 = time.perf_counter()
+        if self.carry is not None:
+            table = pa.concat_tables([self.carry, table]) if table.num_rows else self.carry
+            self.carry = None
+        n = table.num_rows
+        if n == 0:
+            return
+        enc = table.column("game_id").combine_chunks().dictionary_encode()
+        codes = enc.indices.to_numpy()
+        starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
+        names = enc.dictionary.to_pylist()
+        if len(starts) != len(names) or any(names[c] in self.done for c in codes[starts].tolist()):
+            self.invalidate()  # a game's hands are not consecutive: the caller checks the database
+            return
+        cut = n if final else int(starts[-1])
+        if not final:
+            self.carry = table.slice(cut)
+        if cut:
+            self._check(table.slice(0, cut))
+            last = codes[-1]
+            self.done.update(names[c] for c in codes[starts].tolist() if final or c != last)
+        self.seconds += time.perf_counter() - t0
+
+    def _check(self, table: pa.Table) -> None:
+        res = check_part(table, self.rules)
+        for name, data in res.tables.items():
+            insert_arrow(self.con, name, data)
+        self.found.extend(res.findings)
+        self.games += res.games
+        self.hands += res.hands
+        self.reference_games += res.reference_games
+
+    def finish(self):
+        """Check the last game and give the :class:`~spadework.analysis.engine.checker.CheckSummary`
+        (``None`` when the stream was invalidated)."""
+        from spadework.analysis.engine.checker import CheckSummary
+
+        if self.valid and self.carry is not None:
+            self.feed(self.carry.slice(0, 0), final=True)
+        if not self.valid:
+            return None
+        summary = CheckSummary(games=self.games, hands=self.hands)
+        for gid, fs in sorted(self.found, key=lambda gf: gf[0]):
+            summary.games_with_findings.append(gid)
+            summary.findings.extend(fs)
+            summary.by_code.update(f.code for f in fs)
+        return summary
