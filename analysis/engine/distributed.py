@@ -873,7 +873,6 @@ def _run(
     ensure_storage(con)
     summary = LoadSummary()
     seconds: Counter = Counter()
-    t0 = time.perf_counter()
     files = _log_files(list(paths), fmt, summary) if load else []
     bar = _Bar(progress)
     starting = bar.step("starting Dask" if str(address).startswith("local") else f"connecting to {address}", 1)
@@ -898,7 +897,8 @@ def _run(
         parts = max(1, int(parts))
         if prior_hands:
             _export_prior(con, folder, parts)
-        per_worker = 1
+        per_worker = 1  # numba threads per task: the workers' threads run tasks side by side
+        t0 = time.perf_counter()
         futures = [
             client.submit(read_pieces, t, folder, k, parts, per_worker, pure=False, key=f"spadework-read-{uuid.uuid4().hex}")
             for k, t in enumerate(tasks)
@@ -1052,7 +1052,9 @@ def validate_dask(
 
     Raises ``FileNotFoundError`` for a missing path, :class:`~spadework.analysis.engine.rules.RulesError`
     for bad ``rules``, :class:`DaskUnavailable`, :class:`SchedulerUnreachable`, :class:`WorkerFailed`
-    (all :class:`DaskError`, a ``RuntimeError``).  On an error the database is left as it was.
+    (all :class:`DaskError`, a ``RuntimeError``).  When a worker fails (or the cluster cannot be
+    reached) nothing is written; the loaded rows and the derived tables are each written in one
+    transaction.
     """
     loaded, checked = _run(
         con, list(paths), rules=rules, fmt=fmt, progress=progress, address=address, output=output,
