@@ -405,6 +405,7 @@ def simulate(
     out_fmt: Annotated[Optional[str], typer.Option("--format", help="jsonl, spn or csv (default: from --out).")] = None,
     rules: RulesOpt = None,
     faults: Annotated[float, typer.Option("--faults", min=0.0, max=1.0, help="Chance per hand of a planted fault (0..1).")] = 0.0,
+    quiet: QuietOpt = False,
 ) -> None:
     """Play a synthetic season with bots whose personalities are known, optionally planting faults.
 
@@ -426,9 +427,15 @@ def simulate(
                 "end --out with .jsonl, .spn or .csv (optionally .gz), or give --format jsonl|spn|csv"
             )
             raise typer.Exit(EXIT_BAD_INPUT) from None
+    from spadework.analysis.present import ProgressBar
+
     try:
-        records, planted = simulate_season(players, games, seed, rules=rules_spec, fault_rate=faults)
-        hands, rows = write_season(records, out_path, fmt=out_fmt, faults=planted if faults > 0 else None)
+        with ProgressBar(not quiet and err.is_terminal) as bar:
+            bar.stage("playing games", games)
+            records, planted = simulate_season(players, games, seed, rules=rules_spec, fault_rate=faults,
+                                               progress=lambda done, hands: bar.update(done))  # fmt: skip
+            bar.stage(f"writing {len(records):,} hands")
+            hands, rows = write_season(records, out_path, fmt=out_fmt, faults=planted if faults > 0 else None)
     except (RulesError, ValueError, OSError) as exc:
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
@@ -443,9 +450,12 @@ def report(
     db: Annotated[Path, typer.Option("--db", help="A database filled by `spadework load` and `spadework check`.")],
     out_dir: Annotated[Path, typer.Option("--out", help="Folder to write index.html into (created if missing).")] = Path("report"),
     static: Annotated[bool, typer.Option("--static", help="Charts as inline SVG without any script.")] = False,
+    quiet: QuietOpt = False,
 ) -> None:
-    """Write a static HTML report: summary, every finding with a trick-by-trick replay of its hand, the score
-    mismatches and the charts.  The page needs no network; all text from the logs is escaped.
+    """Write a static HTML report: a summary page with the findings and charts, a results and standings page,
+    a page per player (tendencies against the field, leaks, calibration, findings with their replays) and a
+    page per game (every hand, each hand with a finding replayed trick by trick).  The pages need no network;
+    all text from the logs is escaped.
 
     The report reads what `spadework check` wrote, and opens the database read-only: when the database was
     loaded after its last check (or never checked, or the check did not finish) it writes nothing and
@@ -457,14 +467,14 @@ def report(
     con = _open_db(db, read_only=True)
     try:
         _require_checked(con, db)
-        path = build_report(con, out_dir, interactive=not static)
+        path = build_report(con, out_dir, interactive=not static, progress=not quiet and err.is_terminal)
         from spadework.analysis.present import findings_by_code
 
         total = sum(n for _, n in findings_by_code(con))
         status = _exit_for_findings(con)
     finally:
         con.close()  # read-only: let a `check` in the same process open it again
-    out.print(f"Report written to {path} ({_n(total, 'finding')})")
+    out.print(f"Report written to {path} with standings.html, players/ and games/ ({_n(total, 'finding')})")
     raise typer.Exit(status)
 
 
@@ -481,11 +491,80 @@ def _require_checked(con, db: Path) -> None:
 
 
 @app.command()
+def standings(
+    paths: Annotated[Optional[list[Path]], typer.Argument(help="Log files or folders (loaded and checked in memory); or --db.", show_default=False)] = None,
+    db: Annotated[Optional[Path], typer.Option("--db", help="A database filled by `spadework load` and `spadework check`.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print games, players and partnerships as JSON.")] = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print one table (--table) as CSV (spreadsheet-safe).")] = False,
+    table: Annotated[str, typer.Option("--table", help="With --csv: players, partnerships or games.")] = "players",
+    tiebreak: Annotated[Optional[str], typer.Option("--tiebreak", help="Order, comma-separated, from: wins, win_rate, head_to_head, point_diff, avg_margin, points_for, points_against, sets, bags, games.", show_default="wins,head_to_head,point_diff")] = None,
+    event: Annotated[Optional[str], typer.Option("--event", help="Only this event.")] = None,
+    overall: Annotated[bool, typer.Option("--overall", help="One ranking over every game instead of one per event.")] = False,
+    rules: RulesOpt = None,
+    fmt: FormatOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Every game's result and the players' and partnerships' standings, per event where the logs name
+    events: games, wins, win rate, points for and against, average margin, sets and bags, ordered by a
+    tie-break chain.  Scores and winners are the recomputed ones; a game whose log records another result
+    is marked.  Exit 0, or 2 when some input could not be read."""
+    from spadework.analysis import standings as st_mod
+
+    if (paths and db is not None) or (not paths and db is None):
+        err.print("error: give either log files or --db FILE")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    if as_json and as_csv:
+        err.print("error: choose one of --json and --csv")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    try:
+        chain = st_mod.parse_tiebreak(tiebreak)
+    except ValueError as exc:
+        err.print(f"error: --tiebreak: {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    if table not in ("players", "partnerships", "games"):
+        err.print(f"error: --table must be players, partnerships or games, not {table!r}")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    rejected = 0
+    if db is not None:
+        con = _open_db(db, read_only=True)
+        _require_checked(con, db)
+    else:
+        rules_spec = _validate_rules(_parse_rules_option(rules))
+        engine = _engine_for_logs("auto", paths)
+        con = _open_db(None)
+        _limit_memory(con, None, engine)
+        summary = _load_and_check(con, paths, fmt, rules_spec, quiet or as_json or as_csv, engine)
+        rejected = summary.errors
+    result = st_mod.standings(con, chain, by_event=not overall, event=event)
+    if as_json:
+        import orjson
+
+        sys.stdout.write(orjson.dumps(result.to_json(), option=orjson.OPT_INDENT_2).decode() + "\n")
+    elif as_csv:
+        from spadework.analysis.present import write_csv
+
+        rows, columns = st_mod.csv_rows(result, table)
+        write_csv(rows, sys.stdout, columns)
+    else:
+        if result.games.is_empty():
+            out.print("No checked games" + (f" in event {event!r}" if event else "") + ".", markup=False)
+        for item in st_mod.rich_tables(result):
+            out.print(item)
+    if rejected:
+        err.print(f"{_n(rejected, 'record')} could not be read (validate lists them)")
+        raise typer.Exit(EXIT_BAD_INPUT)
+
+
+@app.command()
 def stats(
     db: Annotated[Path, typer.Option("--db", help="A checked database (default: the sample season).")] = Path("data/sample/season.duckdb"),
     player: Annotated[Optional[str], typer.Option("--player", help="One player's tendencies against the field; without it, every player.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the full tables (every n, interval and z) as JSON.")] = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print the full table as CSV (spreadsheet-safe).")] = False,
 ) -> None:
-    """Print a player's tendencies against the field: each metric with n and its interval, biggest gaps flagged.
+    """Print a player's tendencies against the field (everything the player took no part in): each metric
+    with its 95% interval and n, the field's value and the gap, leaks and strengths flagged.  Without
+    --player, one line per player.  Reads at 80 columns; --json and --csv carry every column.
 
     Reads what `spadework check` wrote (the sample season's database is built on first use): a database
     loaded after its last check, or never checked, is an error (exit 2) saying to run
@@ -494,8 +573,15 @@ def stats(
     from spadework.analysis import coach
     from spadework.parsers.state import NotChecked
 
+    if as_json and as_csv:
+        err.print("error: choose one of --json and --csv")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    from spadework.analysis.present import ProgressBar
+
     try:
-        con = coach.open_database(db)
+        with ProgressBar(err.is_terminal) as bar:
+            bar.stage("reading the season")
+            con = coach.open_database(db)
     except NotChecked as exc:
         err.print(f"error: {exc}", markup=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None
@@ -506,15 +592,133 @@ def stats(
         err.print(f"error: cannot open database {db}: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
     try:
-        if player is None:
+        if as_json:
+            import orjson
+
+            sys.stdout.write(orjson.dumps(coach.stats_json(con, player), option=orjson.OPT_INDENT_2).decode() + "\n")
+        elif as_csv:
+            from spadework.analysis.present import write_csv
+
+            write_csv(coach.stats_frame(con, player), sys.stdout)
+        elif player is None:
             out.print(coach.rich_overview(coach.overview(con)))
         else:
-            out.print(coach.rich_table(coach.player_table(con, player), player))
+            table = coach.player_table(con, player)
+            out.print(coach.stats_heading(con, player), markup=False)
+            out.print(coach.rich_table(table, player))
+            from spadework.analysis import decisions
+
+            for section in decisions.rich_sections(con, player):
+                out.print(section)
     except ValueError as exc:  # unknown player: the message lists the known ones
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
     finally:
         con.close()
+
+
+@app.command("judge-bids")
+def judge_bids(
+    db: Annotated[Path, typer.Option("--db", help="A checked database (hands with their deals).")],
+) -> None:
+    """Judge every bid: value each seat's hand in tricks (a count of honours, spade length and short suits,
+    calibrated on the database's hands) and the chance a nil on it succeeds; fills hand_values and
+    hand_value_fit (rerun after loading more hands) and prints both fits.  Needs a checked database
+    (exit 2 otherwise, saying to run `spadework check`)."""
+    from spadework.analysis.handvalue import judge_bids as judge
+    from spadework.parsers.state import NotChecked
+
+    if not db.exists():
+        err.print(f"error: {db}: no such database (create it with `spadework validate LOGS --db {db}`)")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    try:
+        result = judge(_open_db(db))
+    except NotChecked as exc:  # tricks taken come from the check
+        err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    out.print(f"Valued {_n(result.values.height, 'seat')} in {_n(result.hands - result.skipped_hands, 'hand')}")
+    for note in result.notes:
+        out.print(f"  {note}")
+    out.print(f"  tricks: {result.tricks.describe()}")
+    out.print(f"  nil:    {result.nil.describe()}")
+
+
+# --- double-dummy solver (issue 14; spadework.analysis.solver) ---------------------------------------
+
+
+@app.command()
+def solve(
+    positions: Annotated[Optional[Path], typer.Argument(help="JSON Lines file, one position per line ('-' = standard input).", show_default=False)] = None,
+    deal: Annotated[Optional[str], typer.Option("--deal", help='One position typed by hand: a PBN deal "N:AKQ.JT3.984.A52 ..." (suits S.H.D.C).')] = None,
+    leader: Annotated[Optional[str], typer.Option("--leader", help="With --deal: who led (or leads) the current trick.")] = None,
+    trick: Annotated[Optional[str], typer.Option("--trick", help='With --deal: cards already played to this trick, e.g. "KH 2H".')] = None,
+    trick_number: Annotated[Optional[int], typer.Option("--trick-number", help="With --deal: 1..13 (default: from the hand lengths).")] = None,
+    spades_broken: Annotated[bool, typer.Option("--spades-broken", help="With --deal: a spade was played to an earlier trick.")] = False,
+    rules: Annotated[Optional[str], typer.Option("--rules", help="With --deal: standard, barmore, nyc or a JSON rules object.")] = None,
+    nil_seat: Annotated[Optional[str], typer.Option("--nil-seat", help="With --deal: also say whether this seat's nil can be kept.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per position.")] = False,
+) -> None:
+    """Double-dummy solve positions: tricks each side takes with best play, every legal card's value, nil safety.
+
+    Each line of POSITIONS: {"deal": {"N": [...], ...}, "leader": "W", "trick": [...], "trick_number": 1..13,
+    "spades_broken": false, "rules": "standard", "nil_seat": "N"}.  A bad line is reported (naming the line) and
+    the others are still solved; exit 2 when any line was bad.
+    """
+    from spadework.analysis.solver import batch
+
+    if (positions is None) == (deal is None):
+        err.print("error: give either a POSITIONS file or --deal (with --leader)")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    if deal is not None:
+        if leader is None:
+            err.print("error: --deal needs --leader")
+            raise typer.Exit(EXIT_BAD_INPUT)
+        items = [batch.solve_deal(deal, leader, trick, trick_number, spades_broken, rules, nil_seat)]
+    else:
+        try:
+            stream = sys.stdin.buffer if str(positions) == "-" else open(positions, "rb")  # noqa: SIM115
+        except OSError as exc:
+            err.print(f"error: {exc}")
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        items = batch.solve_lines(stream)
+    bad = 0
+    for item in items:
+        if item.error is not None:
+            bad += 1
+            err.print(f"error: {item.error}")
+        if as_json:
+            sys.stdout.write(batch.dumps(item.to_json()) + "\n")
+            sys.stdout.flush()
+        elif item.error is None:
+            out.print(batch.format_text(item))
+    raise typer.Exit(EXIT_BAD_INPUT if bad else EXIT_OK)
+
+
+@app.command()
+def analyse(
+    db: Annotated[Path, typer.Option("--db", help="A database made by `spadework load`.")],
+    workers: Annotated[Optional[int], typer.Option("--workers", min=1, help="Worker processes (default: one per CPU).")] = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Judge every card double-dummy: fills card_costs (each card's cost in tricks) and dd_par (tricks from trick 1).
+
+    Hands without a full deal are skipped, and hands with an illegal play are judged up to it; both are counted.
+    """
+    from spadework.analysis.solver.judge import analyse_db
+
+    if not db.exists():
+        err.print(f"error: {db} does not exist (make it with `spadework load`)")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    con = _open_db(db)
+    summary = analyse_db(con, workers=workers, progress=not quiet and err.is_terminal)
+    skipped = sum(summary.skipped.values())
+    out.print(
+        f"Judged {_n(summary.cards, 'card')} in {_n(summary.hands, 'hand')} ({summary.seconds:.1f} s): "
+        f"{summary.judged} in full, {summary.cut_short} up to an illegal play or gap, {skipped} skipped"
+        + (f" ({', '.join(f'{k} {v}' for k, v in sorted(summary.skipped.items()))})" if skipped else "")
+    )
+    for line in summary.examples:
+        out.print(f"  {line}")
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

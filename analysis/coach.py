@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from spadework.analysis import metrics, sample
-from spadework.parsers.state import FRESH, NotChecked, derived_state, require_checked
+from spadework.analysis import metrics, sample, stats
+from spadework.parsers.state import NotChecked, require_checked
 
 TABLE_COLUMNS = (
     "category", "metric", "title", "kind", "unit", "better",
@@ -55,10 +55,6 @@ def open_database(path: str | os.PathLike[str] = "data/sample/season.duckdb", fr
     for c in candidates:
         if c.is_file():
             con = duckdb.connect(str(c), read_only=True)
-            if derived_state(con) != FRESH and sample.is_sample_db(c):
-                con.close()  # made by an older spadework, or interrupted: build it again
-                sample.build_sample_db(c, force=True)
-                con = duckdb.connect(str(c), read_only=True)
             try:
                 require_checked(con, os.fspath(path) if c == candidates[0] else str(c))
             except NotChecked:
@@ -98,6 +94,128 @@ def _verdict(z: float | None, better: str | None) -> str:
     return "strength" if good else "leak"
 
 
+def _field_row(kind: str, scale: float, a: Mapping[str, Any], p: Mapping[str, Any]) -> dict[str, Any]:
+    """The field's ``n, k, value, se, low, high``: everything (``a``, one metric run over every
+    hand) less the player's part (``p``, the same metric over the player's hands).
+
+    Rates subtract successes and opportunities; means subtract counts, sums and sums of squares
+    (rebuilt from the mean and its standard error); counts subtract.  Values as :mod:`metrics` reports
+    them (``scale`` applied to value, se, low and high)."""
+    an, pn = int(a.get("n") or 0), int(p.get("n") or 0)
+    n = an - pn
+    none = {"n": n, "k": None, "value": None, "se": None, "low": None, "high": None}
+    if kind == "count":
+        return none | {"value": float(n)}
+    if n <= 0:
+        if kind == "rate":  # as metrics.run reports a rate without opportunities: nothing known, (0, 1)
+            return none | {"n": 0, "k": 0, "low": 0.0, "high": 1.0}
+        return none | {"n": max(n, 0)}
+    if kind == "rate":
+        k = int(a.get("k") or 0) - int(p.get("k") or 0)
+        low, high = stats.wilson_interval(k, n)
+        return {"n": n, "k": k, "value": k / n, "se": stats.rate_se(k, n), "low": low, "high": high}
+
+    def sums(r: Mapping[str, Any]) -> tuple[float, float]:
+        rn = int(r.get("n") or 0)
+        if not rn:
+            return 0.0, 0.0
+        total = float(r.get("total") or 0.0)
+        mean = total / rn
+        se = r.get("se")
+        var = 0.0 if se is None or rn < 2 else (se / scale) ** 2 * rn
+        return total, var * (rn - 1) + rn * mean * mean
+
+    at, ass = sums(a)
+    pt, pss = sums(p)
+    mean = (at - pt) / n
+    se = None
+    if n >= 2:
+        var = max(((ass - pss) - n * mean * mean) / (n - 1), 0.0)
+        se = math.sqrt(var / n)
+    low = None if se is None else mean - stats.Z95 * se
+    high = None if se is None else mean + stats.Z95 * se
+    sc = lambda v: None if v is None else v * scale  # noqa: E731
+    return {"n": n, "k": None, "value": sc(mean), "se": sc(se), "low": sc(low), "high": sc(high)}
+
+
+_SCHEMA = {
+    "category": pl.String, "metric": pl.String, "title": pl.String, "kind": pl.String, "unit": pl.String,
+    "better": pl.String, "player_n": pl.Int64, "player_k": pl.Int64, "player_value": pl.Float64,
+    "player_se": pl.Float64, "player_low": pl.Float64, "player_high": pl.Float64, "field_n": pl.Int64,
+    "field_k": pl.Int64, "field_value": pl.Float64, "field_se": pl.Float64, "field_low": pl.Float64,
+    "field_high": pl.Float64, "gap": pl.Float64, "z": pl.Float64, "verdict": pl.String,
+}  # fmt: skip
+
+
+def player_tables(
+    con,
+    players: Sequence[str] | None = None,
+    filters: metrics.Filters | Mapping[str, Any] | None = None,
+    names: Sequence[str] | None = None,
+) -> pl.DataFrame:
+    """Every player's tendencies against the field in one frame: ``player`` then :data:`TABLE_COLUMNS`,
+    one row per player and scalar metric (``names``, default every scalar metric, registry order).
+
+    The **field** of a player is everything the player took no part in: for a metric counted per
+    player-hand, the other players' hands; per side-hand (contracts, bags, points), the side-hands
+    the player was not on; per hand (spades broken), the hands the player did not sit in; per game
+    (games won), the games the player did not play.  It is computed as the whole less the player's
+    part, so the whole season is run twice (by player and all together) however many players there
+    are.  ``players``: default every player.  Columns and verdicts as :func:`player_table`.
+    Raises ``ValueError`` for an unknown player (the message lists the players).
+    """
+    known = metrics.players(con)
+    wanted = list(known if players is None else players)
+    unknown = [p for p in wanted if p not in known]
+    if unknown:
+        shown = ", ".join(known[:20]) + (" ..." if len(known) > 20 else "")
+        raise ValueError(f"unknown player {unknown[0]!r}; players: {shown or '(none)'}")
+    base = metrics.Filters.of(filters).to_dict()
+    base.pop("player", None)
+    base.pop("exclude_player", None)
+    metric_names = list(names or metrics.SCALAR_METRICS)
+    with metrics.snapshot(con):
+        mine = metrics.run_all(con, base, by="player", names=metric_names)
+        every = metrics.run_all(con, base, by="all", names=metric_names)
+    whole = {r["metric"]: r for r in every.iter_rows(named=True)} if not every.is_empty() else {}
+    parts = {(r["player"], r["metric"]): r for r in mine.iter_rows(named=True)} if not mine.is_empty() else {}
+    rows = []
+    for player in wanted:
+        for m in metric_names:
+            meta = metrics.REGISTRY[m]
+            p = parts.get((player, m), {})
+            f = _field_row(meta.kind, meta.scale, whole.get(m, {}), p)
+            pv, fv = p.get("value"), f["value"]
+            z = _z(meta.kind, pv, p.get("se"), p.get("n"), p.get("k"), fv, f["se"], f["n"], f["k"])
+            rows.append(
+                {
+                    "player": player,
+                    "category": meta.category,
+                    "metric": m,
+                    "title": meta.title,
+                    "kind": meta.kind,
+                    "unit": meta.unit,
+                    "better": meta.better,
+                    "player_n": p.get("n", 0) or 0,
+                    "player_k": p.get("k"),
+                    "player_value": pv,
+                    "player_se": p.get("se"),
+                    "player_low": p.get("low"),
+                    "player_high": p.get("high"),
+                    "field_n": f["n"],
+                    "field_k": f["k"],
+                    "field_value": fv,
+                    "field_se": f["se"],
+                    "field_low": f["low"],
+                    "field_high": f["high"],
+                    "gap": None if pv is None or fv is None or meta.kind == "count" else pv - fv,
+                    "z": None if meta.kind == "count" else z,
+                    "verdict": _verdict(z, meta.better),
+                }
+            )
+    return pl.DataFrame(rows, schema={"player": pl.String, **_SCHEMA})
+
+
 def player_table(
     con,
     player: str,
@@ -106,8 +224,9 @@ def player_table(
     """One player's tendencies against the field, one row per scalar metric (registry order).
 
     Columns: :data:`TABLE_COLUMNS`.  ``player_*``: the metric over the player's hands; ``field_*``: over
-    every other player's hands under the same ``filters`` (their ``player`` and ``exclude_player`` are
-    replaced); ``gap`` = player - field; ``z`` = gap over its standard error, pooling player and field
+    everything the player took no part in, under the same ``filters`` (their ``player`` and
+    ``exclude_player`` are replaced; see :func:`player_tables` for what the field is per kind of metric);
+    ``gap`` = player - field; ``z`` = gap over its standard error, pooling player and field
     (two-proportion pooled for rates, pooled variance for means, so a player with three identical
     values does not get a huge z; null when it cannot be estimated); ``verdict``: ``leak`` /
     ``strength`` when |z| >= 2 and the metric has a better direction, ``higher`` / ``lower`` when it has
@@ -115,58 +234,7 @@ def player_table(
 
     Raises ``ValueError`` when ``player`` never sat at a table (the message lists the players).
     """
-    known = metrics.players(con)
-    if player not in known:
-        shown = ", ".join(known[:20]) + (" ..." if len(known) > 20 else "")
-        raise ValueError(f"unknown player {player!r}; players: {shown or '(none)'}")
-    base = metrics.Filters.of(filters).to_dict()
-    base.pop("player", None)
-    base.pop("exclude_player", None)
-    with metrics.snapshot(con):
-        mine = metrics.run_all(con, {**base, "player": player}, by="all")
-        field = metrics.run_all(con, {**base, "exclude_player": player}, by="all")
-    rows = []
-    for m in metrics.SCALAR_METRICS:
-        meta = metrics.REGISTRY[m]
-        p = mine.filter(pl.col("metric") == m).to_dicts()
-        f = field.filter(pl.col("metric") == m).to_dicts()
-        p = p[0] if p else {}
-        f = f[0] if f else {}
-        pv, fv = p.get("value"), f.get("value")
-        z = _z(meta.kind, pv, p.get("se"), p.get("n"), p.get("k"), fv, f.get("se"), f.get("n"), f.get("k"))
-        rows.append(
-            {
-                "category": meta.category,
-                "metric": m,
-                "title": meta.title,
-                "kind": meta.kind,
-                "unit": meta.unit,
-                "better": meta.better,
-                "player_n": p.get("n", 0),
-                "player_k": p.get("k"),
-                "player_value": pv,
-                "player_se": p.get("se"),
-                "player_low": p.get("low"),
-                "player_high": p.get("high"),
-                "field_n": f.get("n", 0),
-                "field_k": f.get("k"),
-                "field_value": fv,
-                "field_se": f.get("se"),
-                "field_low": f.get("low"),
-                "field_high": f.get("high"),
-                "gap": None if pv is None or fv is None else pv - fv,
-                "z": z,
-                "verdict": _verdict(z, meta.better),
-            }
-        )
-    schema = {
-        "category": pl.String, "metric": pl.String, "title": pl.String, "kind": pl.String, "unit": pl.String,
-        "better": pl.String, "player_n": pl.Int64, "player_k": pl.Int64, "player_value": pl.Float64,
-        "player_se": pl.Float64, "player_low": pl.Float64, "player_high": pl.Float64, "field_n": pl.Int64,
-        "field_k": pl.Int64, "field_value": pl.Float64, "field_se": pl.Float64, "field_low": pl.Float64,
-        "field_high": pl.Float64, "gap": pl.Float64, "z": pl.Float64, "verdict": pl.String,
-    }  # fmt: skip
-    return pl.DataFrame(rows, schema=schema)
+    return player_tables(con, [player], filters).drop("player")
 
 
 def leaks(
@@ -215,21 +283,69 @@ def overview(
     return out.sort(["hands", "player"], descending=[True, False], nulls_last=True) if "hands" in cols else out
 
 
-def rich_overview(df: pl.DataFrame, names: tuple[str, ...] = OVERVIEW_METRICS):
-    """A :class:`rich.table.Table` of :func:`overview` (names are plain text, never markup)."""
+TEXT_OVERVIEW = (
+    ("hands", "Hands"), ("bid_bias", "Bid\nbias"), ("exact_bid", "Exact\nbids %"),
+    ("contract_made", "Made\n%"), ("bags_per_hand", "Bags/\nhand"), ("nil_rate", "Nil\nbids %"),
+    ("nil_success", "Nils\nmade %"), ("win_rate", "Games\nwon %"), ("findings_per_100", "Finds/\n100 h"),
+)  # fmt: skip
+"""The columns of the terminal overview (short headers so that it reads at 80 columns); ``--json``
+and ``--csv`` carry every column of :func:`overview` with its ``n``."""
+
+HIDDEN_IN_TEXT = ("hands", "hand_findings_per_100")
+"""Metrics the terminal player table leaves out: the hand count is in its heading (a gap between a
+player's hands and the field's means nothing), and all findings of the hands a player sat in is a
+measure of tables and rounds, not of a player."""
+
+
+def _num(value: float | None, signed: bool = False) -> str:
+    """A mean as people read it: two decimals below 10, one below 100, none above; ``–`` for none."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    digits = 2 if abs(value) < 10 else 1 if abs(value) < 100 else 0
+    text = f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+    return text.replace("-", "−")
+
+
+def short_value(kind: str, value: float | None, signed: bool = False) -> str:
+    """A value in a narrow column: rates in per cent with one decimal (no sign), means by :func:`_num`,
+    counts whole; ``–`` for none."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if kind == "rate":
+        return f"{100 * value:+.1f}".replace("-", "−") if signed else f"{100 * value:.1f}"
+    if kind == "count":
+        return f"{value:,.0f}"
+    return _num(value, signed)
+
+
+def interval_text(kind: str, low: float | None, high: float | None) -> str:
+    """A 95 % interval in a narrow column: ``29–40%`` for a rate, ``2.61–2.93`` for a mean; ``–`` for none."""
+    if low is None or high is None:
+        return "–"
+    if kind == "rate":
+        digits = 1 if high < 0.1 else 0
+        return f"{100 * low:.{digits}f}–{100 * high:.{digits}f}%"
+    return f"{_num(low)}–{_num(high)}"
+
+
+def rich_overview(df: pl.DataFrame, columns: tuple[tuple[str, str], ...] = TEXT_OVERVIEW):
+    """A :class:`rich.table.Table` of :func:`overview` that reads at 80 columns (names are plain text,
+    never markup); the counts behind each value are in ``--json``/``--csv``."""
+    from rich import box
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title="Players")
-    table.add_column("Player")
-    shown = [m for m in names if m in df.columns]
-    for m in shown:
-        table.add_column(metrics.REGISTRY[m].title, justify="right")
+    table = Table(title="Players", box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False,
+                  caption="Rates in per cent; bid bias = tricks taken - bid (below 0: overbids).",
+                  caption_justify="left")  # fmt: skip
+    table.add_column("Player", overflow="fold", max_width=14)
+    shown = [(m, head) for m, head in columns if m in df.columns]
+    for _, head in shown:
+        table.add_column(head, justify="right", no_wrap=True)
     for r in df.iter_rows(named=True):
         cells = [Text(str(r["player"]))]
-        for m in shown:
-            kind = metrics.REGISTRY[m].kind
-            cells.append(Text(format_value(kind, r[m], None, None if kind == "count" else r.get(f"{m}_n"))))
+        for m, _ in shown:
+            cells.append(Text(short_value(metrics.REGISTRY[m].kind, r[m], signed=m == "bid_bias")))
         table.add_row(*cells)
     return table
 
@@ -256,36 +372,231 @@ def format_value(kind: str, value: float | None, se: float | None = None, n: int
 
 
 def rich_table(df: pl.DataFrame, player: str | None = None):
-    """A :class:`rich.table.Table` of a :func:`player_table` (or :func:`leaks`) frame for the terminal.
+    """A :class:`rich.table.Table` of a :func:`player_table` (or :func:`leaks`) frame that reads at 80
+    columns: metrics grouped by category, the player's value with its 95 % interval and ``n``, the
+    field's value, the gap and the verdict.  The hand count (and :data:`HIDDEN_IN_TEXT`) is left out
+    of the rows (see :func:`stats_heading`); metrics the player has no observation of are listed
+    under the table instead of as empty rows.
 
     Text from the logs (the player's name) is passed as plain text, never as rich markup.
     """
+    from rich import box
     from rich.table import Table
     from rich.text import Text
 
-    title = Text("Tendencies of ") + Text(player) + Text(" against the field") if player else None
-    table = Table(title=title)
-    for col, justify in (("Metric", "left"), ("Player", "right"), ("Field", "right"), ("Gap", "right"), ("", "left")):
-        table.add_column(col, justify=justify)
-    for r in df.iter_rows(named=True):
-        gap = r["gap"]
-        if gap is None:
-            gap_text = "–"
-        elif r["kind"] == "rate":
-            gap_text = f"{100 * gap:+.1f} pts"
-        else:
-            gap_text = f"{gap:+.2f}"
-        if r["z"] is not None:
-            gap_text += f" (z {r['z']:+.1f})"
+    rows = [r for r in df.iter_rows(named=True) if r["metric"] not in HIDDEN_IN_TEXT]
+    empty = [r["title"] for r in rows if not r["player_n"] or r["player_value"] is None]
+    rows = [r for r in rows if r["player_n"] and r["player_value"] is not None]
+    notes = [
+        "Rates in per cent. gap = player - field. leak / strength: the gap is at least two standard "
+        "errors, in the worse / better direction; higher / lower: the same where neither is better."
+    ]
+    if empty:
+        notes.append("No data for: " + ", ".join(empty) + ".")
+    title = (Text(player) + Text(" against the field")) if player else None
+    table = Table(title=title, box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False,
+                  caption=Text("\n".join(notes)), caption_justify="left")  # fmt: skip
+    table.add_column("Metric", overflow="fold", ratio=1)
+    table.add_column("Player", justify="right", no_wrap=True)
+    table.add_column("95%\ninterval", justify="right", no_wrap=True)
+    table.add_column("n", justify="right", no_wrap=True)
+    table.add_column("Field", justify="right", no_wrap=True)
+    table.add_column("Gap", justify="right", no_wrap=True)
+    table.add_column("", no_wrap=True)
+    category = None
+    for r in rows:
+        if r["category"] != category:
+            category = r["category"]
+            table.add_row(Text(str(category).capitalize() + ":", style="bold"), *[Text("")] * 6)
         style = {"leak": "red", "strength": "green"}.get(r["verdict"], "")
         table.add_row(
             Text(r["title"]),
-            Text(format_value(r["kind"], r["player_value"], r["player_se"], r["player_n"])),
-            Text(format_value(r["kind"], r["field_value"], r["field_se"], r["field_n"])),
-            Text(gap_text),
-            Text(r["verdict"], style=style),
+            Text(short_value(r["kind"], r["player_value"])),
+            Text(interval_text(r["kind"], r["player_low"], r["player_high"])),
+            Text(f"{r['player_n']:,}"),
+            Text(short_value(r["kind"], r["field_value"])),
+            Text(short_value(r["kind"], r["gap"], signed=True)),
+            Text(r["verdict"] or "", style=style),
         )
     return table
+
+
+def stats_heading(con, player: str) -> str:
+    """One line on who is compared with whom: ``ana: 251 hands in 20 games, 11 partners; the field:
+    the other 11 players (638 hands without ana)``."""
+    metrics.prepare(con)
+    src = metrics._player_hands_source(con)
+    hands, games, partners = con.execute(
+        f"SELECT count(DISTINCT (game_id, hand)), count(DISTINCT game_id), count(DISTINCT partner) "
+        f"FROM {src} WHERE player = ?",
+        [player],
+    ).fetchone()
+    others, field_hands = con.execute(
+        f"SELECT count(DISTINCT player) FILTER (WHERE player IS DISTINCT FROM ?), count(DISTINCT (game_id, hand)) "
+        f"FILTER (WHERE (game_id, hand) NOT IN (SELECT (game_id, hand) FROM {src} WHERE player = ?)) FROM {src}",
+        [player, player],
+    ).fetchone()
+    return (
+        f"{player}: {hands:,} hand{'s' * (hands != 1)} in {games:,} game{'s' * (games != 1)}, "
+        f"{partners:,} partner{'s' * (partners != 1)}; the field: the other {others:,} player{'s' * (others != 1)} "
+        f"({field_hands:,} hand{'s' * (field_hands != 1)} without {player})"
+    )
+
+
+def stats_json(con, player: str | None = None) -> dict[str, Any]:
+    """What ``spadework stats --json`` prints: ``{"players": [overview rows]}`` without a player, else
+    ``{"player", "heading", "metrics": [player_table rows], "leaks": [decisions.leaks rows],
+    "costliest_cards": [decisions.costliest_cards rows]}`` (rates 0..1, every column of the frames)."""
+    if player is None:
+        return {"players": overview(con).to_dicts()}
+    from spadework.analysis import decisions
+
+    table = player_table(con, player)
+    out = {"player": player, "heading": stats_heading(con, player), "metrics": table.to_dicts()}
+    # issue 14: the gaps against the winning players, ranked by leak size, and the costliest cards
+    out["leaks"] = decisions.leaks(con, player).to_dicts()
+    out["costliest_cards"] = decisions.costliest_cards(con, player).to_dicts()
+    return out
+
+
+def stats_frame(con, player: str | None = None) -> pl.DataFrame:
+    """What ``spadework stats --csv`` writes: :func:`overview`, or :func:`player_table` with a leading
+    ``player`` column."""
+    if player is None:
+        return overview(con)
+    return player_table(con, player).select(pl.lit(player).alias("player"), pl.all())
+
+
+# --------------------------------------------------------------------------------------------
+# Tables for the notebooks (formatted; the notebooks only call these)
+
+
+def default_player(con, filters: metrics.Filters | Mapping[str, Any] | None = None) -> str | None:
+    """The player with the most hands under ``filters`` (ties by name), or ``None`` when there is none."""
+    df = metrics.run(con, "hands", filters, by="player").filter(pl.col("player").is_not_null())
+    if df.is_empty():
+        return None
+    return df.sort(["n", "player"], descending=[True, False]).row(0, named=True)["player"]
+
+
+def tables_of(con, player: str | None, filters: metrics.Filters | Mapping[str, Any] | None = None) -> list[tuple]:
+    """The ``(table, round)`` pairs where ``player`` sat (to outline them in the findings heat map)."""
+    if player is None:
+        return []
+    f = {**metrics.Filters.of(filters).to_dict(), "player": player}
+    return metrics.run(con, "hands", f, by=["table", "round"]).select("table_name", "round").rows()
+
+
+def metric_table(df: pl.DataFrame, metric: str, key: str | None = None, highlight: str | None = None,
+                 title: str | None = None):  # fmt: skip
+    """A :func:`spadework.analysis.metrics.run` frame as a readable table: the group, ``n``, the value
+    (rounded, in per cent for a rate) and its 95 % interval, best first where the metric has a better
+    direction; rows of ``highlight`` (a player, also inside a partnership's name) marked."""
+    from spadework.analysis.present import Table
+
+    meta = metrics.REGISTRY[metric]
+    keys = [c for c in df.columns if c not in metrics.OUTPUT_COLUMNS]
+    key = key or (keys[0] if keys else "scope")
+    rows = df.with_columns(
+        interval=pl.struct("low", "high").map_elements(
+            lambda r: interval_text(meta.kind, r["low"], r["high"]), return_dtype=pl.String)
+    )  # fmt: skip
+    if meta.better is not None:
+        rows = rows.sort("value", descending=meta.better == "higher", nulls_last=True)
+    extra = [(k, k.replace("_", " "), "text") for k in keys if k != key]
+    kind = "rate" if meta.kind == "rate" else "int" if meta.kind == "count" else "mean"
+    cols = [(key, key.replace("_", " "), "text"), *extra, ("n", "n", "int"), ("value", meta.title, kind),
+            ("interval", "95% interval", "text")]  # fmt: skip
+    mark = None
+    if highlight is not None:
+        rows = rows.with_columns(_mine=pl.col(key).cast(pl.String).str.split(" & ").list.contains(highlight))
+        mark = ("_mine", True)
+    return Table(rows, cols, title=title or meta.title, note=f"{meta.description} ({meta.unit})", highlight=mark)
+
+
+def tendencies(con, player: str, filters: metrics.Filters | Mapping[str, Any] | None = None):
+    """:func:`player_table` as a readable table (the hand counts and empty rows left out, as in ``stats``)."""
+    from spadework.analysis.present import Table
+
+    df = player_table(con, player, filters).filter(
+        ~pl.col("metric").is_in(list(HIDDEN_IN_TEXT)) & (pl.col("player_n") > 0) & pl.col("player_value").is_not_null()
+    )
+    rows = [
+        r | {"player_text": short_value(r["kind"], r["player_value"]) + ("%" if r["kind"] == "rate" else ""),
+             "field_text": short_value(r["kind"], r["field_value"]) + ("%" if r["kind"] == "rate" else ""),
+             "gap_text": short_value(r["kind"], r["gap"], signed=True) + (" pts" if r["kind"] == "rate" else ""),
+             "interval": interval_text(r["kind"], r["player_low"], r["player_high"])}
+        for r in df.iter_rows(named=True)
+    ]  # fmt: skip
+    cols = [("category", "category", "text"), ("title", "metric", "text"), ("player_text", player, "text"),
+            ("interval", "95% interval", "text"), ("player_n", "n", "int"), ("field_text", "field", "text"),
+            ("gap_text", "gap", "text"), ("z", "z", "signed"), ("verdict", "", "text")]  # fmt: skip
+    return Table(rows, cols, title=f"{player} against the field",
+                 note="The field is everything the player took no part in. leak / strength: a gap of two standard "
+                      "errors or more in the worse / better direction.")  # fmt: skip
+
+
+def leak_table(con, player: str, filters: metrics.Filters | Mapping[str, Any] | None = None, min_n: int = 5):
+    """The leak list (:func:`leaks`, biggest gaps first) as a readable table, leaks and strengths only."""
+    from spadework.analysis.present import Table
+
+    df = leaks(con, player, filters, min_n).filter(
+        pl.col("verdict").is_in(["leak", "strength"]) & ~pl.col("metric").is_in(list(HIDDEN_IN_TEXT))
+    )
+    rows = [r | {"player_text": short_value(r["kind"], r["player_value"]) + ("%" if r["kind"] == "rate" else ""),
+                 "field_text": short_value(r["kind"], r["field_value"]) + ("%" if r["kind"] == "rate" else ""),
+                 "what": metrics.REGISTRY[r["metric"]].description}
+            for r in df.iter_rows(named=True)]  # fmt: skip
+    cols = [("verdict", "", "text"), ("title", "metric", "text"), ("player_text", player, "text"),
+            ("field_text", "field", "text"), ("z", "z", "signed"), ("player_n", "n", "int"), ("what", "what it measures", "text")]  # fmt: skip
+    note = None if rows else f"No leak and no strength: every gap of {player} to the field is within two standard errors."
+    return Table(rows, cols, title=f"Leaks and strengths of {player}", note=note)
+
+
+def findings_table(df: pl.DataFrame, highlight: str | None = None, title: str = "Findings"):
+    """:func:`spadework.analysis.metrics.findings` as a readable table (the message in full); the rows of
+    ``highlight`` (a player) marked."""
+    from spadework.analysis.present import Table
+
+    cols = [("game_id", "game", "text"), ("hand", "hand", "int"), ("trick", "trick", "int"), ("seat", "seat", "text"),
+            ("player", "player", "text"), ("code", "finding", "text"), ("message", "message", "text")]  # fmt: skip
+    return Table(df, cols, title=title, highlight=("player", highlight) if highlight else None)
+
+
+def code_table(found: pl.DataFrame, title: str = "Findings by code"):
+    """How many findings of each code and in how many hands (``found``: :func:`metrics.findings`)."""
+    from spadework.analysis.present import Table
+
+    df = found.group_by("code").agg(findings=pl.len(), hands=pl.struct("game_id", "hand").n_unique()) if found.height \
+        else pl.DataFrame(schema={"code": pl.String, "findings": pl.Int64, "hands": pl.Int64})  # fmt: skip
+    df = df.sort(["findings", "code"], descending=[True, False])
+    return Table(df, [("code", "finding", "text"), ("findings", "findings", "int"), ("hands", "hands", "int")], title=title)
+
+
+def mismatch_table(df: pl.DataFrame, title: str = "Score mismatches"):
+    """:func:`metrics.score_mismatches` as a readable table."""
+    from spadework.analysis.present import Table
+
+    cols = [("game_id", "game", "text"), ("hand", "hand", "int"), ("table_name", "table", "text"), ("round", "round", "text"),
+            ("side", "side", "text"), ("field", "what", "text"), ("recorded", "recorded", "text"),
+            ("expected", "by the rules", "text"), ("message", "message", "text")]  # fmt: skip
+    note = None if df.height else "None: every recorded score agrees with the recomputed one."
+    return Table(df, cols, title=title, note=note)
+
+
+def first_finding_hand(con, player: str | None = None, filters: metrics.Filters | Mapping[str, Any] | None = None,
+                       fallback: bool = True) -> tuple[str, int] | None:  # fmt: skip
+    """``(game_id, hand)`` of the first finding at ``player``'s seat (with ``fallback``, else of any
+    finding) to replay; ``None`` when there is none."""
+    tries = [{**metrics.Filters.of(filters).to_dict(), "player": player}] if player else []
+    if fallback or not player:
+        tries.append(filters)
+    for f in tries:
+        df = metrics.findings(con, f).filter(pl.col("hand").is_not_null())
+        if not df.is_empty():
+            r = df.row(0, named=True)
+            return r["game_id"], r["hand"]
+    return None
 
 
 __all__ = [
@@ -297,6 +608,23 @@ __all__ = [
     "open_database",
     "overview",
     "player_table",
+    "player_tables",
+    "code_table",
+    "default_player",
+    "first_finding_hand",
+    "mismatch_table",
+    "findings_table",
+    "interval_text",
+    "leak_table",
+    "metric_table",
+    "tables_of",
+    "tendencies",
     "rich_overview",
     "rich_table",
+    "short_value",
+    "stats_frame",
+    "stats_heading",
+    "stats_json",
+    "TEXT_OVERVIEW",
+    "HIDDEN_IN_TEXT",
 ]

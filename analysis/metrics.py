@@ -717,20 +717,79 @@ def prepare(con) -> None:
 CACHE_TABLE = "sw_player_hands_cache"
 """Temporary table :func:`snapshot` fills with ``sw_player_hands``; metrics read it while it exists."""
 
+BATCH_HANDS = 4_000
+"""Hands per batch when :func:`snapshot` / :func:`freeze` compute ``sw_player_hands`` (memory grows with it)."""
+
+_GAME_TABLES = tuple(name for name, ddl in ALL_TABLES.items() if "game_id" in ddl)
+
+
+def scoped_sql(view: str, where: str) -> str:
+    """The SQL of one of the helper views (``sw_trick_results``, ``sw_seat_hands``, ``sw_player_hands``...)
+    computed over the rows of the loaded and derived tables that pass ``where`` (a condition on
+    ``game_id``, literal values), as one query.
+
+    Every view partitions by game, so computing it game range by game range gives the same rows as the
+    whole view; this is how a season is computed in batches of bounded memory.  Each table and each
+    view it depends on is shadowed by a CTE of the same name.  Raises ``KeyError`` for an unknown view.
+    """
+    names = [name for name, _ in _VIEWS]
+    if view not in names:
+        raise KeyError(f"unknown view {view!r}; known: {', '.join(names)}")
+    ctes = [f"{t} AS (SELECT * FROM {t} WHERE {where})" for t in _GAME_TABLES]
+    for name, sql in _VIEWS:
+        ctes.append(f"{name} AS ({sql})")
+        if name == view:
+            break
+    return "WITH " + ",\n".join(ctes) + f"\nSELECT * FROM {view}"
+
+
+def _game_batches(con, batch_hands: int) -> list[tuple[str, str]]:
+    """``(first, last)`` game ids of consecutive batches of about ``batch_hands`` hands (game ids sorted)."""
+    rows = con.execute("SELECT game_id, count(*) FROM hands GROUP BY game_id ORDER BY game_id").fetchall()
+    out: list[tuple[str, str]] = []
+    first, n = None, 0
+    for gid, count in rows:
+        if first is None:
+            first = gid
+        n += count
+        if n >= batch_hands:
+            out.append((first, gid))
+            first, n = None, 0
+    if first is not None:
+        out.append((first, rows[-1][0]))
+    return out
+
+
+def materialize(con, table: str, view: str = "sw_player_hands", batch_hands: int | None = None) -> None:
+    """Create the temporary table ``table`` holding every row of the helper view ``view``, computed
+    in batches of about ``batch_hands`` hands (default :data:`BATCH_HANDS`) so that a season of any
+    size needs about the memory of one batch.  Replaces ``table`` if it exists."""
+    prepare(con)
+    batches = _game_batches(con, batch_hands or BATCH_HANDS)
+    con.execute(f"DROP TABLE IF EXISTS temp.main.{table}")
+    if len(batches) <= 1:
+        con.execute(f"CREATE TEMP TABLE {table} AS SELECT * FROM {view}")
+        return
+    for i, (first, last) in enumerate(batches):
+        where = f"game_id BETWEEN {_sql_str(first)} AND {_sql_str(last)}"
+        sql = scoped_sql(view, where)
+        con.execute(f"CREATE TEMP TABLE {table} AS {sql}" if i == 0 else f"INSERT INTO {table} {sql}")
+
 
 @contextmanager
 def snapshot(con) -> Iterator[None]:
     """Compute ``sw_player_hands`` once and let every metric run inside the ``with`` block read the copy.
 
     The view joins the card play of every hand, so on a season each metric costs a fraction of a
-    second; inside ``with metrics.snapshot(con):`` the same metrics take milliseconds.  Nested
-    blocks reuse the outer copy.  Do not load or check data inside the block (the copy would be stale);
-    it is dropped when the outermost block ends.
+    second; inside ``with metrics.snapshot(con):`` the same metrics take milliseconds.  The copy is
+    computed in batches of games (:func:`materialize`), so its memory does not grow with the season.
+    Nested blocks reuse the outer copy.  Do not load or check data inside the block (the copy would
+    be stale); it is dropped when the outermost block ends.
     """
     prepare(con)
     outer = CACHE_TABLE in _existing(con)
     if not outer:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {CACHE_TABLE} AS SELECT * FROM sw_player_hands")
+        materialize(con, CACHE_TABLE)
     try:
         yield
     finally:
@@ -743,7 +802,7 @@ def freeze(con) -> None:
     (a notebook, ``spadework stats``) where the data cannot change.  :func:`thaw` undoes it."""
     prepare(con)
     if CACHE_TABLE not in _existing(con):
-        con.execute(f"CREATE TEMP TABLE {CACHE_TABLE} AS SELECT * FROM sw_player_hands")
+        materialize(con, CACHE_TABLE)
 
 
 def thaw(con) -> None:
@@ -783,6 +842,9 @@ class Metric:
     extra_keys: tuple[str, ...] = ()
     scale: float = 1.0
     better: str | None = None
+    needs: tuple[str, ...] = ()
+    """Tables beyond TABLES.md the query reads (``hand_values``, ``card_costs``): :func:`run` makes sure
+    they can be queried (see :func:`spadework.analysis.decisions.ensure_tables`)."""
 
 
 REGISTRY: dict[str, Metric] = {}
@@ -891,15 +953,15 @@ _register(Metric(
 ))
 _register(Metric(
     "nil_rate", "Nil bids", "rate",
-    _rate(_cnt("nil_allowed AND has_bid"), _cnt("nil_allowed AND has_bid AND nil")),
-    "Share of hands under a ruleset with nil where the player bid nil (blind nil included).",
-    "share of hands", "nil",
+    _rate(_cnt("nil_allowed AND has_bid"), _cnt("nil_allowed AND has_bid AND nil AND NOT blind")),
+    "Share of hands under a ruleset with nil where the player bid a plain nil (blind nils are "
+    "blind_nil_rate).", "share of hands", "nil",
 ))
 _register(Metric(
     "nil_success", "Nils made", "rate",
-    _rate(_cnt("nil AND taken IS NOT NULL"), _cnt("nil AND taken = 0")),
-    "Share of the player's nil bids (blind nil included) where the player took no trick.", "share of nils", "nil",
-    better="higher",
+    _rate(_cnt("nil AND NOT blind AND taken IS NOT NULL"), _cnt("nil AND NOT blind AND taken = 0")),
+    "Share of the player's plain nil bids where the player took no trick (blind nils are blind_nil_success).",
+    "share of nils", "nil", better="higher",
 ))
 _register(Metric(
     "blind_nil_rate", "Blind nil bids", "rate",
@@ -981,6 +1043,93 @@ _register(Metric(
     "hand_findings_per_100", "All findings per 100 hands", "mean", _mean("hand_findings", "TRUE", "hh"),
     "Every finding of a hand (seat, side and score findings), per 100 hands; meant per table, round or event.",
     "findings / 100 hands", "integrity", scale=100.0, better="lower",
+))
+
+# --------------------------------------------------------------------------------------------
+# Decision metrics (issue 14 item 4): bids judged against the hand's value (hand_values, written by
+# spadework.analysis.handvalue) and cards judged by double-dummy cost (card_costs, written by
+# `spadework analyse`).  Both join the per-seat rows of ``ph``; a database without card_costs counts
+# no card (n = 0), one without hand_values gets them computed on first use.
+
+# the joined columns get a prefix (hv_*, cc_*) so the group keys of ph stay unambiguous
+_HV = (
+    "(SELECT ph.*, hv.bid_error AS hv_bid_error, hv.nil AS hv_nil, hv.blind AS hv_blind, hv.taken AS hv_taken,"
+    " hv.nil_chance AS hv_nil_chance FROM ph LEFT JOIN hand_values hv"
+    " ON hv.game_id = ph.game_id AND hv.hand = ph.hand AND hv.seat = ph.seat) j"
+)
+_CC = (
+    "(SELECT ph.*, cc.cost AS cc_cost FROM ph LEFT JOIN card_costs cc"
+    " ON cc.game_id = ph.game_id AND cc.hand = ph.hand AND cc.seat = ph.seat) j"
+)
+
+
+def _joined_mean(expr: str, where: str, src: str) -> str:
+    e = f"({expr}) FILTER (WHERE {where})"
+    return (
+        f"SELECT {{keys}}, count{e} AS n, avg{e} AS mean, stddev_samp{e} AS sd, sum{e} AS total "
+        f"FROM {src} GROUP BY {{keys}}"
+    )
+
+
+def _joined_rate(n_where: str, k_where: str, src: str) -> str:
+    return (
+        f"SELECT {{keys}}, count(*) FILTER (WHERE {n_where}) AS n, count(*) FILTER (WHERE {k_where}) AS k "
+        f"FROM {src} GROUP BY {{keys}}"
+    )
+
+
+def _nil_sound() -> float:
+    from spadework.analysis.handvalue import NIL_SOUND
+
+    return NIL_SOUND
+
+
+_NIL_PLAIN = "hv_nil AND NOT hv_blind AND hv_taken IS NOT NULL"
+_UNSOUND = f"hv_nil_chance < {_nil_sound()!r}"
+
+_register(Metric(
+    "play_accuracy", "Play accuracy", "rate", _joined_rate("cc_cost IS NOT NULL", "cc_cost = 0", _CC),
+    "Share of the player's cards that lost nothing against double-dummy best play (card_costs.cost = 0; "
+    "every card counts, forced ones too).", "share of cards", "decisions", better="higher", needs=("card_costs",),
+))
+_register(Metric(
+    "tricks_lost_per_100", "Tricks lost per 100 cards", "mean", _joined_mean("cc_cost", "cc_cost IS NOT NULL", _CC),
+    "Tricks the player's side lost to the player's cards against double-dummy best play, per 100 cards played "
+    "(card_costs.cost: tricks the side takes with best play before the card minus after it).",
+    "tricks / 100 cards", "decisions", scale=100.0, better="lower", needs=("card_costs",),
+))
+_register(Metric(
+    "bid_vs_hand", "Bid against the hand's value", "mean",
+    _joined_mean("hv_bid_error", "hv_bid_error IS NOT NULL", _HV),
+    "Numeric bid minus the tricks an average player of this database takes with such a hand "
+    "(hand_values.bid_error): above 0 the player bids more than the cards are worth, below 0 less.",
+    "tricks", "decisions", needs=("hand_values",),
+))
+_register(Metric(
+    "bid_miss_vs_hand", "Bid miss against the hand's value", "mean",
+    _joined_mean("abs(hv_bid_error)", "hv_bid_error IS NOT NULL", _HV),
+    "Mean distance in tricks between the numeric bid and the hand's value (|hand_values.bid_error|), "
+    "whichever way.", "tricks", "decisions", better="lower", needs=("hand_values",),
+))
+_register(Metric(
+    "unsound_nils", "Unsound nils", "rate", _joined_rate(_NIL_PLAIN, f"{_NIL_PLAIN} AND {_UNSOUND}", _HV),
+    "Share of the player's nil bids (blind nil left out: bid unseen) on hands the nil model gives less than "
+    f"an even chance (hand_values.nil_chance < {_nil_sound():g}).", "share of nils", "decisions", better="lower",
+    needs=("hand_values",),
+))
+_register(Metric(
+    "unsound_nils_made", "Unsound nils made", "rate",
+    _joined_rate(f"{_NIL_PLAIN} AND {_UNSOUND}", f"{_NIL_PLAIN} AND {_UNSOUND} AND hv_taken = 0", _HV),
+    "Share of the player's unsound nils (see Unsound nils) that were made all the same.", "share of nils",
+    "decisions", needs=("hand_values",),
+))
+_register(Metric(
+    "nils_above_chance", "Nils made above the hand's chance", "mean",
+    _joined_mean("CASE WHEN hv_taken = 0 THEN 1.0 ELSE 0.0 END - hv_nil_chance", "hv_nil AND hv_taken IS NOT NULL",
+                 _HV),
+    "Over the player's nils (blind nil included): made (1) or not (0) minus the chance the nil model gave "
+    "the hand; above 0 the player makes more nils than such hands do on average (nil play and cover).",
+    "nils", "decisions", better="higher", needs=("hand_values",),
 ))
 
 SCALAR_METRICS: tuple[str, ...] = tuple(m.name for m in REGISTRY.values() if not m.extra_keys)
@@ -1072,6 +1221,10 @@ def run(
     """
     prepare(con)
     m = REGISTRY.get(name)
+    if m is not None and m.needs:
+        from spadework.analysis.decisions import ensure_tables
+
+        ensure_tables(con, m.needs)
     sql, params = metric_sql(name, filters, by, _player_hands_source(con))
     raw = _frame(con, sql, params)
     keys = _keys(by)
@@ -1205,7 +1358,8 @@ def findings(con, filters: Filters | Mapping[str, Any] | None = None) -> pl.Data
                    any_value(table_name) AS table_name, any_value(round) AS round, any_value(ruleset) AS ruleset
             FROM {src} GROUP BY game_id, hand
         ), v AS (
-            SELECT v.*, hc.event, hc.date, hc.table_name, hc.round, hc.ruleset, sp.player
+            SELECT v.game_id, v.hand, v.trick, v.seat, v.card, v.side, v.code, v.message, v.field, v.recorded,
+                   v.expected, hc.event, hc.date, hc.table_name, hc.round, hc.ruleset, sp.player
             FROM violations v
             LEFT JOIN hc ON hc.game_id = v.game_id AND hc.hand = v.hand
             LEFT JOIN {src} sp ON sp.game_id = v.game_id AND sp.hand = v.hand AND sp.seat = v.seat
@@ -1243,11 +1397,10 @@ def score_mismatches(con, filters: Filters | Mapping[str, Any] | None = None) ->
 def players(con) -> list[str]:
     """Every player name in the database, sorted."""
     prepare(con)
+    src = CACHE_TABLE if CACHE_TABLE in _existing(con) else "sw_seat_hands"
     return [
         r[0]
-        for r in con.execute(
-            "SELECT DISTINCT player FROM sw_seat_hands WHERE player IS NOT NULL ORDER BY player"
-        ).fetchall()
+        for r in con.execute(f"SELECT DISTINCT player FROM {src} WHERE player IS NOT NULL ORDER BY player").fetchall()
     ]
 
 

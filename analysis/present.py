@@ -10,6 +10,8 @@ from typing import Any
 
 from rich.console import Console
 
+from spadework.parsers.scoresheet import protect_cell
+
 
 FINDING_ORDER = (
     "game_id, hand NULLS LAST, coalesce(trick, 99), code, seat NULLS FIRST, card NULLS FIRST, side NULLS FIRST, "
@@ -187,3 +189,188 @@ def validation_json(con, summary) -> dict[str, Any]:
         "findings_by_code": dict(findings_by_code(con)),
         "games": [g | by_game.get(g["game_id"], {"findings": [], "hand_scores": []}) for g in games],
     }
+
+
+# --------------------------------------------------------------------------------------------
+# CSV for spreadsheets (``standings --csv``, ``stats --csv``)
+
+def csv_safe(value: Any) -> Any:
+    """A cell a spreadsheet will not run as a formula (issue 11 item 6): text goes through
+    :func:`spadework.parsers.scoresheet.protect_cell`, the score sheet's own rule; numbers and
+    ``None`` stay as they are."""
+    return protect_cell(value) if isinstance(value, str) else value
+
+
+def write_csv(rows, out, columns: list[str] | None = None) -> None:
+    """Write ``rows`` (a polars frame or dicts) as CSV to the text stream ``out``, every cell through
+    :func:`csv_safe`; ``columns`` picks and orders them (default: the frame's, or the first row's keys).
+    Lists and dicts are written as JSON text; ``None`` as an empty cell."""
+    import csv
+
+    import orjson
+
+    if hasattr(rows, "to_dicts"):
+        columns = columns or list(rows.columns)
+        rows = rows.to_dicts()
+    rows = list(rows)
+    columns = columns or (list(rows[0]) if rows else [])
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow([csv_safe(c) for c in columns])
+    for r in rows:
+        cells = []
+        for c in columns:
+            v = r.get(c)
+            if isinstance(v, (list, dict, tuple)):
+                v = orjson.dumps(v).decode()
+            cells.append("" if v is None else csv_safe(v))
+        w.writerow(cells)
+
+
+# --------------------------------------------------------------------------------------------
+# Progress on standard error
+
+
+class ProgressBar:
+    """A rich progress bar on standard error for a long command (``simulate``, ``report``), or nothing.
+
+    ``ProgressBar(enabled)`` as a context manager; ``stage(label, total)`` starts a task (``total``
+    ``None`` or 0: an open-ended spinner), ``update(done)`` / ``advance(n)`` move it.  With
+    ``enabled`` false every call does nothing, so callers need no test of their own.
+    """
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self._bar = None
+        self._task = None
+
+    def __enter__(self) -> "ProgressBar":
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), console=Console(stderr=True), transient=True)  # fmt: skip
+            self._bar.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+    def stage(self, label: str, total: int | None = None) -> None:
+        """Start a new task called ``label`` of ``total`` steps (none: open-ended), replacing the last."""
+        if self._bar is None:
+            return
+        if self._task is not None:
+            self._bar.remove_task(self._task)
+        self._task = self._bar.add_task(label, total=total or None)
+
+    def update(self, done: int) -> None:
+        """Set the steps done of the current task."""
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, completed=done)
+
+    def advance(self, n: int = 1) -> None:
+        """Count ``n`` more steps done."""
+        if self._bar is not None and self._task is not None:
+            self._bar.advance(self._task, n)
+
+
+# --------------------------------------------------------------------------------------------
+# Tables for notebooks: rounded, labelled, nothing cut off
+
+
+def format_cell(kind: str, value: Any) -> str:
+    """A value as a table shows it: ``rate`` in per cent with one decimal, ``mean`` with two decimals,
+    ``signed`` with a sign, ``int`` with thousands separators, ``pts`` a rate difference in points,
+    ``yesno`` as yes/no, ``text`` as it is; ``–`` for none or NaN."""
+    import math
+
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if kind == "rate":
+        return f"{100 * value:.1f}%"
+    if kind == "pts":
+        return f"{100 * value:+.1f} pts"
+    if kind == "mean":
+        return f"{value:.2f}"
+    if kind == "signed":
+        return f"{value:+.2f}"
+    if kind == "int":
+        return f"{int(value):,}"
+    if kind == "yesno":
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        return " & ".join(str(v) for v in value)
+    return str(value)
+
+
+class Table:
+    """A frame shown the way a person reads it: chosen columns with labels, every value rounded
+    (:func:`format_cell`), no column or row cut off, log text escaped, and rows of one player
+    highlighted.  Notebooks display it (``_repr_html_``); ``str()`` gives plain text.
+
+    ``rows``: a polars frame or dicts; ``columns``: ``(column, label, kind)`` triples;
+    ``highlight``: ``(column, value)``: rows whose column equals (or, for a list, holds) the value
+    are marked; ``title`` and ``note`` go above and below.
+    """
+
+    def __init__(self, rows, columns, title: str | None = None, note: str | None = None,
+                 highlight: tuple[str, Any] | None = None) -> None:  # fmt: skip
+        self.rows = rows.to_dicts() if hasattr(rows, "to_dicts") else [dict(r) for r in rows]
+        self.columns = list(columns)
+        self.title = title
+        self.note = note
+        self.highlight = highlight
+
+    def _marked(self, row: dict[str, Any]) -> bool:
+        if self.highlight is None or self.highlight[1] is None:
+            return False
+        col, value = self.highlight
+        cell = row.get(col)
+        return value in cell if isinstance(cell, (list, tuple)) else cell == value
+
+    def cells(self) -> list[list[str]]:
+        """The formatted cells, row by row."""
+        return [[format_cell(kind, r.get(col)) for col, _, kind in self.columns] for r in self.rows]
+
+    def _repr_html_(self) -> str:
+        import html
+
+        e = lambda v: html.escape(str(v), quote=True)  # noqa: E731
+        out = []
+        if self.title:
+            out.append(f"<h4>{e(self.title)}</h4>")
+        right = {"rate", "pts", "mean", "signed", "int"}
+        out.append('<table class="spadework"><thead><tr>'
+                   + "".join(f"<th style=\"text-align:{'right' if k in right else 'left'}\">{e(label)}</th>"
+                             for _, label, k in self.columns) + "</tr></thead><tbody>")  # fmt: skip
+        for r, cells in zip(self.rows, self.cells()):
+            style = ' style="background:#ffebee;font-weight:bold"' if self._marked(r) else ""
+            tds = "".join(f"<td style=\"text-align:{'right' if k in right else 'left'}"
+                          f"{';white-space:nowrap' if k in right or len(c) < 40 else ''}\">{e(c)}</td>"
+                          for (_, _, k), c in zip(self.columns, cells))  # fmt: skip
+            out.append(f"<tr{style}>{tds}</tr>")
+        out.append("</tbody></table>")
+        if self.note:
+            out.append(f'<p style="color:#666;font-size:0.9em">{e(self.note)}</p>')
+        return "\n".join(out)
+
+    def __str__(self) -> str:
+        from rich.console import Console
+        from rich.table import Table as RichTable
+        from rich.text import Text
+
+        t = RichTable(title=self.title)
+        for _, label, kind in self.columns:
+            t.add_column(label, justify="right" if kind in ("rate", "pts", "mean", "signed", "int") else "left")
+        for r, cells in zip(self.rows, self.cells()):
+            t.add_row(*[Text(c) for c in cells], style="bold" if self._marked(r) else "")
+        console = Console(width=200, record=True, file=__import__("io").StringIO())
+        console.print(t)
+        if self.note:
+            console.print(Text(self.note))
+        return console.export_text()
+
+    __repr__ = __str__

@@ -32,24 +32,28 @@ def is_sample_db(path: str | os.PathLike[str]) -> bool:
     return Path(path).as_posix().endswith(SAMPLE_DB.as_posix())
 
 
-def _stored_layout(db: Path) -> bool:
-    """True when the database at ``db`` keeps the stored layout (a database written before it is rebuilt)."""
+def _fresh(db: Path) -> bool:
+    """True when the database at ``db`` is checked, up to date and keeps the stored layout (a database
+    an older spadework wrote is built again)."""
     import duckdb
 
     from spadework.parsers.schema import storage_layout
+    from spadework.parsers.state import FRESH, derived_state
 
     try:
         con = duckdb.connect(str(db), read_only=True)
-    except Exception:  # locked or not a database: leave it to the caller
-        return True
+    except duckdb.Error:  # not a database, or locked: build it again
+        return False
     try:
-        return storage_layout(con) == "stored"
+        return storage_layout(con) == "stored" and derived_state(con) == FRESH
     finally:
         con.close()
 
 
 def build_sample_db(db_path: str | os.PathLike[str] | None = None, force: bool = False) -> Path:
-    """Build the sample database from ``data/sample`` (load + check) unless it is there and newer than the log.
+    """Build the sample database from ``data/sample`` (load + check) unless it is there, newer than the
+    log and fresh (:func:`spadework.parsers.state.derived_state`: an interrupted build or one by an
+    older spadework is built again).
 
     ``db_path`` defaults to ``data/sample/season.duckdb`` beside the log.  Returns its path.
     Raises ``FileNotFoundError`` when the sample log cannot be found (e.g. an installed
@@ -59,7 +63,7 @@ def build_sample_db(db_path: str | os.PathLike[str] | None = None, force: bool =
     if log is None:
         raise FileNotFoundError(f"no sample season found ({SAMPLE_LOG} in this folder or a parent)")
     db = Path(db_path) if db_path is not None else log.parent / SAMPLE_DB.name
-    if db.exists() and not force and db.stat().st_mtime >= log.stat().st_mtime and _stored_layout(db):
+    if db.exists() and not force and db.stat().st_mtime >= log.stat().st_mtime and _fresh(db):
         return db
     from spadework.analysis.engine.checker import check_db
     from spadework.parsers.db import connect, load_files

@@ -927,7 +927,8 @@ class _NotExact(Exception):
 def _convert(con: duckdb.DuckDBPyConnection, rows: list[dict[str, Any]] | None) -> None:
     """One conversion attempt in a transaction: in SQL (``rows`` None; raises :class:`_NotExact` and
     rolls back when the views would differ), or from ``rows`` of ``hand_records``."""
-    from spadework.parsers.schema import ALL_TABLES, VIEWS, create_tables
+    from spadework.parsers.schema import ALL_TABLES, create_tables
+    from spadework.parsers.schema import STORED_VIEWS as VIEWS
 
     present = {
         r[0]

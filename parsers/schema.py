@@ -141,7 +141,8 @@ DERIVED_TABLES: dict[str, str] = {
         message VARCHAR NOT NULL,
         field VARCHAR,
         recorded VARCHAR,
-        expected VARCHAR
+        expected VARCHAR,
+        player VARCHAR
     """,
     # key: game_id, hand, side (scoring = 'as_played' or 'after_penalty' when a renege penalty is set)
     "hand_scores": """
@@ -171,12 +172,130 @@ DERIVED_TABLES: dict[str, str] = {
     """,
 }
 
-ALL_TABLES: dict[str, str] = LOADED_TABLES | DERIVED_TABLES
+# --- double-dummy analysis (issue 14; filled by `spadework analyse`, spadework.analysis.solver.judge) ---
+# Kept as a separate block: these tables are written by the solver, not by the loader or checker.
+ANALYSIS_TABLES: dict[str, str] = {
+    # key: game_id, hand, trick, play_order: one row per card judged
+    "card_costs": """
+        game_id VARCHAR NOT NULL,
+        hand INTEGER NOT NULL,
+        trick INTEGER NOT NULL,
+        play_order INTEGER NOT NULL,
+        seat VARCHAR NOT NULL,
+        player VARCHAR,
+        card VARCHAR NOT NULL,
+        tricks_best INTEGER NOT NULL,
+        tricks_played INTEGER NOT NULL,
+        cost INTEGER NOT NULL,
+        best_cards VARCHAR NOT NULL
+    """,
+    # key: game_id, hand: tricks each side takes from trick 1 with best play by all four
+    "dd_par": """
+        game_id VARCHAR NOT NULL,
+        hand INTEGER NOT NULL,
+        ns_tricks INTEGER NOT NULL,
+        ew_tricks INTEGER NOT NULL
+    """,
+}
+
+ALL_TABLES: dict[str, str] = LOADED_TABLES | DERIVED_TABLES | ANALYSIS_TABLES
 """Every contract table (TABLES.md and our additional columns) with its columns as DDL."""
+
+# Judged by spadework.analysis.handvalue (issue 14 item 3), written by `spadework judge-bids`; not
+# created with the others (a database without them gets temporary ones computed on first use).
+HAND_VALUE_TABLES: dict[str, str] = {
+    # key: game_id, hand, seat; one row per seat of each hand with a complete, valid deal
+    "hand_values": """
+        game_id VARCHAR NOT NULL,
+        hand INTEGER NOT NULL,
+        seat VARCHAR NOT NULL,
+        player VARCHAR,
+        estimate DOUBLE NOT NULL,
+        expected_tricks DOUBLE NOT NULL,
+        bid INTEGER,
+        bid_error DOUBLE,
+        nil BOOLEAN,
+        blind BOOLEAN,
+        taken INTEGER,
+        nil_chance DOUBLE NOT NULL,
+        side_honours DOUBLE NOT NULL,
+        trump_honours DOUBLE NOT NULL,
+        trump_length DOUBLE NOT NULL,
+        ruffs DOUBLE NOT NULL,
+        side_hcp INTEGER NOT NULL,
+        trump_hcp INTEGER NOT NULL,
+        trumps INTEGER NOT NULL
+    """,
+    # key: model, term: the fitted coefficients and the fit's statistics
+    "hand_value_fit": """
+        model VARCHAR NOT NULL,
+        term VARCHAR NOT NULL,
+        value DOUBLE NOT NULL
+    """,
+}
+
+
+def column_types(ddl: str) -> list[tuple[str, str]]:
+    """``(name, type)`` of each column of one of the DDL strings above, in order."""
+    cols = []
+    for line in ddl.strip().splitlines():
+        parts = line.strip().rstrip(",").split()
+        if parts:
+            cols.append((parts[0], parts[1]))
+    return cols
+
+
+def declared_columns(ddl: str) -> list[str]:
+    """The column names of one of the DDL strings above, in order."""
+    return [name for name, _ in column_types(ddl)]
+
+
+def _seats_view() -> str:
+    from spadework.parsers.seats import SEATS
+
+    seat_list = ", ".join(f"('{s}', '{s.side}', '{s.partner}', {int(s)})" for s in SEATS)
+
+    def by_seat(column: str, prefix: str) -> str:
+        return f"CASE {column} " + " ".join(f"WHEN '{s}' THEN h.{prefix}_{str(s).lower()}" for s in SEATS) + " END"
+
+    return f"""
+        WITH seat_list(seat, side, partner_seat, seat_index) AS (VALUES {seat_list}),
+        first_bids AS (
+            SELECT game_id, hand, seat, bid, nil, blind FROM bids
+            QUALIFY row_number() OVER (PARTITION BY game_id, hand, seat ORDER BY bid_order) = 1
+        ), replayed AS (SELECT DISTINCT game_id, hand FROM tricks),
+        won AS (SELECT game_id, hand, winner AS seat, count(*) AS taken FROM tricks GROUP BY ALL)
+        SELECT h.game_id, h.hand, s.seat, s.side,
+               {by_seat("s.seat", "player")} AS player, {by_seat("s.partner_seat", "player")} AS partner,
+               b.bid, b.nil, b.blind,
+               CAST(CASE WHEN r.game_id IS NOT NULL THEN coalesce(w.taken, 0)
+                         ELSE {by_seat("s.seat", "taken")} END AS INTEGER) AS taken
+        FROM hands h CROSS JOIN seat_list s
+        LEFT JOIN first_bids b ON b.game_id = h.game_id AND b.hand = h.hand AND b.seat = s.seat
+        LEFT JOIN replayed r ON r.game_id = h.game_id AND r.hand = h.hand
+        LEFT JOIN won w ON w.game_id = h.game_id AND w.hand = h.hand AND w.seat = s.seat
+    """
+
+
+VIEWS: dict[str, str] = {
+    # one row per game, hand and seat: who sat there, the partner, the seat's first bid and the tricks it
+    # took (the checker's replay where the hand was replayed, else the log's count), so per-player SQL
+    # needs no four-way CASE over player_n .. player_w
+    "seats": _seats_view(),
+}
+"""Views over the tables (created with them; they read whatever the tables hold when queried)."""
+
+
+def create_views(con, temp: bool = False) -> None:
+    """(Re)create the :data:`VIEWS`; ``temp`` makes temporary ones (for a database opened read-only).
+    The tables they read must exist."""
+    for name, sql in VIEWS.items():
+        con.execute(f"CREATE OR REPLACE {'TEMP ' if temp else ''}VIEW {name} AS {sql}")
 
 
 def create_tables(con, tables: dict[str, str] | None = None) -> None:
-    """Create every contract table that does not exist yet as a plain table (the *plain* layout).
+    """Create every contract table that does not exist yet as a plain table (the *plain* layout), then
+    the :data:`VIEWS` once every table they read exists.
 
     For databases built by hand (test fixtures, a notebook's scratch database); a loader's
     database uses the stored layout (:func:`create_storage`).  ``con`` is a
@@ -184,6 +303,9 @@ def create_tables(con, tables: dict[str, str] | None = None) -> None:
     """
     for name, columns in (tables or ALL_TABLES).items():
         con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({columns})")
+    have = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()").fetchall()}
+    if set(ALL_TABLES) <= have:
+        create_views(con)
 
 
 # --- the stored layout --------------------------------------------------------------------------
@@ -298,7 +420,7 @@ def pack_checked_trick(leader: int, winner: int | None, led_suit: int | None, br
 
 _SIDE_OF = {"NS": ("ns", "n", "s"), "EW": ("ew", "e", "w")}
 
-VIEWS: dict[str, str] = {
+STORED_VIEWS: dict[str, str] = {
     "hands": f"""
         SELECT game_id, hand, event, date, table_name, round, rules, rules_is_object,
                {SEAT_SQL}[dealer + 1] AS dealer, player_n, player_e, player_s, player_w,
@@ -340,9 +462,9 @@ VIEWS: dict[str, str] = {
 }
 """The contract tables that are views in the stored layout: name -> the SELECT behind it.  Each
 gives exactly the columns (names, types, order) of :data:`ALL_TABLES`; ``tests/test_storage.py``
-checks it."""
+checks it.  (:data:`VIEWS` are views over the contract tables in either layout.)"""
 
-LAYOUT_TABLES: dict[str, str] = STORED_TABLES | {k: v for k, v in ALL_TABLES.items() if k not in VIEWS}
+LAYOUT_TABLES: dict[str, str] = STORED_TABLES | {k: v for k, v in ALL_TABLES.items() if k not in STORED_VIEWS}
 """Every real table of the stored layout."""
 
 
@@ -355,8 +477,9 @@ def create_storage(con) -> None:
         raise ValueError("this database keeps its tables in the plain layout; open it with spadework.parsers.db.connect to convert it")
     for name, columns in LAYOUT_TABLES.items():
         con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({columns})")
-    for name, sql in VIEWS.items():
+    for name, sql in STORED_VIEWS.items():
         con.execute(f"CREATE VIEW IF NOT EXISTS {name} AS {sql}")
+    create_views(con)
 
 
 def storage_layout(con) -> str:
@@ -387,16 +510,6 @@ _ARROW_TYPES = {
 }
 
 
-def columns(ddl: str) -> list[tuple[str, str]]:
-    """``(name, SQL type)`` of each column of a DDL string of this module, in order."""
-    out = []
-    for line in ddl.strip().splitlines():
-        parts = line.strip().rstrip(",").split()
-        if parts:
-            out.append((parts[0], parts[1]))
-    return out
-
-
 def arrow_schema(ddl: str):
     """The ``pyarrow.Schema`` of a DDL string of this module (``UTINYINT[]`` -> ``list<uint8>``...)."""
     import pyarrow as pa
@@ -406,4 +519,4 @@ def arrow_schema(ddl: str):
             return pa.list_(typ(sql[:-2]))
         return getattr(pa, _ARROW_TYPES[sql])()
 
-    return pa.schema([(name, typ(sql)) for name, sql in columns(ddl)])
+    return pa.schema([(name, typ(sql)) for name, sql in column_types(ddl)])

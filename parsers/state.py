@@ -36,8 +36,9 @@ from typing import Any
 STATE_TABLE = "spadework_state"
 """The name of the state table (one row)."""
 
-FRESH, MISSING, STALE = "fresh", "missing", "stale"
-"""The answers of :func:`derived_state`."""
+FRESH, MISSING, STALE, OUTDATED = "fresh", "missing", "stale", "outdated"
+"""The answers of :func:`derived_state` (``outdated``: written by an older spadework, without a
+column the derived tables have now, such as ``violations.player``)."""
 
 DERIVED = ("tricks", "violations", "hand_scores", "games")
 """The tables a check writes."""
@@ -60,6 +61,8 @@ class NotChecked(RuntimeError):
         tables = "its derived tables (tricks, violations, hand_scores, games)"
         if state == MISSING:
             why = f"{what} has not been checked: {tables} are empty or missing"
+        elif state == OUTDATED:
+            why = f"{what} was checked by an older spadework: {tables} lack columns this version writes"
         else:
             why = f"{what} was loaded after its last check (or that check did not finish), so {tables} are out of date"
         super().__init__(f"{why}; run `spadework check --db {db}` first")
@@ -114,9 +117,26 @@ def _one(con, sql: str) -> Any:
     return con.execute(sql).fetchall()[0][0]
 
 
+def _lacks_columns(con) -> bool:
+    """True when a derived table lacks a column that :data:`~spadework.parsers.schema.DERIVED_TABLES`
+    declares (a check by an older version wrote it)."""
+    from spadework.parsers.schema import DERIVED_TABLES, declared_columns
+
+    rows = con.execute(
+        "SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = current_database() "
+        "AND schema_name = 'main' AND list_contains(?, table_name)",
+        [list(DERIVED_TABLES)],
+    ).fetchall()
+    have: dict[str, set[str]] = {}
+    for table, column in rows:
+        have.setdefault(table, set()).add(column)
+    return any(not set(declared_columns(ddl)) <= have.get(table, set()) for table, ddl in DERIVED_TABLES.items())
+
+
 def derived_state(con) -> str:
     """``"fresh"`` when the derived tables answer for the loaded tables, ``"missing"`` when no
-    check has filled them, ``"stale"`` when a load came after the last completed check.
+    check has filled them, ``"stale"`` when a load came after the last completed check,
+    ``"outdated"`` when an older spadework wrote them (a column is missing).
 
     Cheap (a few metadata-sized queries); works on a read-only connection.  A database holding
     no hands and no derived rows is fresh.
@@ -127,6 +147,8 @@ def derived_state(con) -> str:
     hands = _one(con, "SELECT count(*) FROM hands")
     if any(t not in objs for t in DERIVED):
         return FRESH if hands == 0 else MISSING
+    if _lacks_columns(con):
+        return OUTDATED
     derived_rows = sum(_one(con, f"SELECT count(*) FROM (SELECT 1 FROM {t} LIMIT 1)") for t in DERIVED)
     if hands == 0 and derived_rows == 0:
         return FRESH
@@ -173,6 +195,7 @@ __all__ = [
     "DERIVED",
     "FRESH",
     "MISSING",
+    "OUTDATED",
     "STALE",
     "STATE_TABLE",
     "NotChecked",

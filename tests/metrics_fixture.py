@@ -155,7 +155,8 @@ def build(con: duckdb.DuckDBPyConnection | None = None, *, evil_name: bool = Fal
         ],
     )
     con.executemany(
-        "INSERT INTO violations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO violations (game_id, hand, trick, seat, card, side, code, message, field, recorded, expected)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             ("G2", 1, 10, "N", "TH", "NS", "RENEGE", "N played TH on a diamond lead while holding TD", None, None, None),
             ("G1", 2, None, None, None, "EW", "SCORE_MISMATCH", "EW total: recorded 175, expected 171", "total", "175", "171"),

@@ -66,7 +66,8 @@ def test_nil_success_intervals(con):
     rule, point = layers(spec)
     assert rule["mark"]["type"] == "rule" and rule["encoding"]["x2"]["field"] == "high"
     values = data_values(rule, spec)
-    assert sorted(v["player"] for v in values) == sorted([EVIL, "ana", "cy"])  # bo bid no nil: left out
+    # bo bid no nil and ana's only nil was blind (a separate metric): both left out
+    assert sorted(v["player"] for v in values) == sorted([EVIL, "cy"])
     assert "n" in tooltip_fields(point) and "k" in tooltip_fields(point)
 
 
@@ -129,3 +130,28 @@ def test_every_chart_renders_and_escapes_names(con):
         assert svg.startswith("<svg") and "<script" not in svg
     svg = charts.to_svg(built[2])
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in svg
+
+
+def test_the_chosen_player_is_highlighted_in_every_chart(con):
+    cal = charts.bid_calibration(metrics.run(con, "bid_calibration"), highlight="bo").to_dict()
+    rows = cal["data"]["values"]
+    assert {r["player"] for r in rows if r["highlighted"]} == {"bo"} and len(cal["layer"]) == 5
+    assert [layer["mark"].get("color") for layer in cal["layer"][2:]] == [charts.HIGHLIGHT] * 3
+    # the same spec with another player highlighted, without Altair
+    again = charts.rehighlight(cal, "player", "cy", title="cy")
+    assert {r["player"] for r in again["data"]["values"] if r["highlighted"]} == {"cy"} and again["title"] == "cy"
+    assert {r["player"] for r in cal["data"]["values"] if r["highlighted"]} == {"bo"}  # the input unchanged
+    sm = charts.small_multiples(metrics.run_all(con, by="player", names=["bid_bias"]), highlight="bo").to_dict()
+    color = sm["spec"]["layer"][1]["encoding"]["color"]
+    assert color["condition"]["value"] == charts.HIGHLIGHT and color["value"] == charts.MUTED
+    nil = charts.nil_success(metrics.run(con, "nil_success"), highlight="cy").to_dict()
+    assert [v["highlighted"] for v in data_values(nil["layer"][0], nil) if v["player"] == "cy"] == [True]
+    err = charts.bid_error_histogram(metrics.run(con, "bid_error"), highlight="bo").to_dict()
+    who = {(v["who"], v["error"]): round(v["share"], 4) for v in err["data"]["values"]}
+    # bo's six bids: errors 1, 2, 1, -1, 1, -1; everyone else's thirteen
+    assert (who[("bo", 1.0)], who[("bo", -1.0)], who[("bo", 2.0)]) == (0.5, round(2 / 6, 4), round(1 / 6, 4))
+    assert round(sum(s for (w, _), s in who.items() if w == "everyone else"), 6) == 1.0
+    heat = charts.findings_heatmap(metrics.findings_grid(con), highlight=[("T2", "2")]).to_dict()
+    outline = heat["layer"][2]
+    assert outline["mark"]["stroke"] == charts.HIGHLIGHT and outline["transform"] == [{"filter": "datum.highlighted"}]
+    assert [r["highlighted"] for r in data_values(heat["layer"][0], heat) if r["table"] == "T2"] == [True]

@@ -212,7 +212,7 @@ def test_dealer_out_of_rotation():
     ]
     [f] = check_game(hands).findings
     assert f.place == (F.DEALER_OUT_OF_ROTATION, 2, None, S, None)
-    assert f.message == "hand 2: dealt by S, but E should have dealt (hand 1 was dealt by N)"
+    assert f.message == "hand 2: dealt by S (c), but E should have dealt (hand 1 was dealt by N)"
 
 
 def test_dealer_rotation_across_unrecorded_hands():
@@ -221,7 +221,7 @@ def test_dealer_rotation_across_unrecorded_hands():
     bad = [hands[0], replace(hands[1], dealer=E, bids=parse_bids("S 3, W 3, N 3, E 3"))]
     [m, f] = check_game(bad).findings
     assert m.code == F.HAND_MISSING
-    assert f.message == "hand 4: dealt by E, but W should have dealt (hand 1 was dealt by N and 2 hand(s) unrecorded in between)"
+    assert f.message == "hand 4: dealt by E (b), but W should have dealt (hand 1 was dealt by N and 2 hand(s) unrecorded in between)"
 
 
 def test_openspiel_dealer_is_always_west():
@@ -229,7 +229,7 @@ def test_openspiel_dealer_is_always_west():
     assert check_game(hands).findings == []
     hands[1] = sheet(2, "N", "E 3, S 3, W 3, N 3", (3, 3, 3, 4), rules="openspiel")
     [f] = check_game(hands).findings
-    assert f.message == "hand 2: dealt by N, but W should have dealt (the openspiel rules have W deal every hand)"
+    assert f.message == "hand 2: dealt by N (a), but W should have dealt (the openspiel rules have W deal every hand)"
 
 
 # --- one ruleset per game -------------------------------------------------------------------------

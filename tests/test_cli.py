@@ -20,7 +20,7 @@ def test_validate_sample_data_reports_the_two_planted_faults():
     r = run("validate", DATA / "club_night.jsonl", DATA / "club_night.spn", DATA / "scoresheet.csv")
     assert r.exit_code == 1, r.output
     assert "Loaded 29 hands from 3 files; 0 records rejected" in r.output
-    assert "hand 2, trick 2: E reneged, playing 3S on a club lead while holding" in r.output
+    assert "hand 2, trick 2: E (ned) reneged, playing 3S on a club lead while holding" in r.output
     assert "hand 2: EW total recorded 133, rules give 123  [SCORE_MISMATCH]" in r.output
     assert "Checked 6 games: 5 clean, 1 with findings (2 findings)" in r.output
 

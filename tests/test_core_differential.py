@@ -169,6 +169,7 @@ _MUTATIONS = (
     "drop_card", "drop_tricks", "empty_trick", "replace_card", "swap_cards", "leader", "no_deal", "deal_card",
     "taken", "score", "score_before", "drop_hand", "dealer", "bid_value", "bid_flags", "bid_extra", "bid_drop",
     "bid_order", "winner", "trick_winner", "outside_card", "rules_mixed", "no_play", "dup_in_seat",
+    "dup_hand", "renumber",
 )
 
 
@@ -189,6 +190,8 @@ def _mutate(rec: HandRecord, kind: str, rnd: random.Random, game: list[HandRecor
     tricks = list(rec.tricks or ())
     if kind == "drop_hand":
         return None
+    if kind == "renumber":  # a hand number repeated, skipped or out of order
+        return replace(rec, hand=max(1, rec.hand + rnd.choice((-1, 0, 1, 2, 5))))
     if kind in ("drop_card", "replace_card", "leader", "trick_winner", "outside_card") and not tricks:
         kind = "score"
     if kind == "drop_card":
@@ -310,13 +313,16 @@ def test_corrupted_games(name, pick, mutations):
             break
         rnd = random.Random(seed)
         k = rnd.randrange(len(game))
+        if kind == "dup_hand":  # the same hand recorded twice
+            game.insert(k, game[k])
+            continue
         new = _mutate(game[k], kind, rnd, game)
         if new is None:
             del game[k]
         else:
             game[k] = new
     if game:
-        assert_same(game)
+        assert_same(sorted(game, key=lambda r: r.hand))
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -421,3 +427,28 @@ def test_reference_rule_tests_through_the_core(suite, fname, kwargs, monkeypatch
     monkeypatch.setattr(checker, "check_game", both)
     getattr(mod, fname)(**kwargs)
 
+
+
+def test_the_kernel_releases_the_gil():
+    """Games run on several threads at once only if the kernel lets go of the GIL: Python code in
+    another thread keeps running while it works."""
+    import threading
+
+    from spadework.analysis.engine import kernels as K
+
+    packed = pack_records(list(_season("standard", 40, 11, 0.2)))
+    P, R = compiled.hands_in(packed.hands), compiled.rules_in(packed.rulesets)
+    K.run_core(P, R, threads=1)
+    done, spins = threading.Event(), [0]
+
+    def work():
+        for _ in range(20):
+            K.run_core(P, R, threads=1)
+        done.set()
+
+    t = threading.Thread(target=work)
+    t.start()
+    while not done.is_set():
+        spins[0] += 1
+    t.join()
+    assert spins[0] > 1000

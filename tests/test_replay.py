@@ -445,6 +445,12 @@ def test_deal_invalid():
     fs = found(short)
     assert fs[0].place == (F.DEAL_INVALID, 1, None, N, None)
     assert fs[0].message.endswith("N was dealt 12 cards, not 13; not dealt: " + DEAL[N][-1])
+    # N short and S long (N's last card moved to S): the finding sits on the first seat with a wrong
+    # count, N, which is Seat 0 (a `count or seat` test once skipped it and named S)
+    moved = replace(rec, deal=(DEAL[N][:-1], DEAL[E], DEAL[S] + (DEAL[N][-1],), DEAL[W]))
+    [f] = [f for f in found(moved) if f.code == F.DEAL_INVALID]
+    assert f.place == (F.DEAL_INVALID, 1, None, N, None)
+    assert f.message == "hand 1: the deal is wrong: N was dealt 12 cards, not 13; S was dealt 14 cards, not 13"
 
 
 def test_deal_invalid_card_outside_the_deck():

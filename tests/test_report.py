@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from html.parser import HTMLParser
 
@@ -68,30 +69,78 @@ def parse(html: str) -> Page:
     return p
 
 
+def pages(path) -> dict[str, str]:
+    """Every page of a report folder by its path relative to the folder."""
+    root = path.parent
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.html"))}
+
+
 def test_report_file_and_sections(built):
     _, path, html, _ = built
     assert path.name == "index.html" and path.exists()
     for anchor in ('id="summary"', 'id="players"', 'id="charts"', 'id="mismatches"', 'id="findings"'):
         assert anchor in html
     assert "Content-Security-Policy" in html and "connect-src 'none'" in html
-    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)  # nothing fetched from the network
+    all_pages = pages(path)
+    evil_page = "players/" + report.page_names([EVIL])[EVIL] + ".html"
+    assert set(all_pages) == {"index.html", "standings.html", "players/ana.html", "players/bo.html",
+                              "players/cy.html", evil_page, "games/G1.html", "games/G2.html", "games/G3.html"}  # fmt: skip
+    for name, page in all_pages.items():
+        assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page), name  # nothing from the network
+        assert "Content-Security-Policy" in page, name
     text = " ".join(parse(html).text)
     assert "3 findings in 3 hands" in text
 
 
+def test_every_link_reaches_a_page_and_an_anchor(built):
+    _, path, _, _ = built
+    all_pages = pages(path)
+    ids = {name: set(re.findall(r'id="([^"]+)"', page)) for name, page in all_pages.items()}
+    checked = 0
+    for name, page in all_pages.items():
+        base = name.rsplit("/", 1)[0] + "/" if "/" in name else ""
+        for href in re.findall(r'href="([^"]+)"', page):
+            target, _, anchor = href.partition("#")
+            resolved = name if not target else os.path.normpath(base + target).replace(os.sep, "/")
+            assert resolved in all_pages, (name, href)
+            if anchor:
+                assert anchor in ids[resolved], (name, href)
+            checked += 1
+    assert checked > 100
+
+
+def test_finding_rows_link_to_their_replay(built):
+    _, path, html, _ = built
+    section = html.split('id="findings"')[1]
+    rows = re.findall(r"<tr><td><a href=\"games/(G\d).html\">.*?</tr>", section)
+    assert rows == ["G1", "G1", "G2"]
+    # each row's last cell is a link to the replay of its hand (here on the same page)
+    assert section.count(">replay</a></td></tr>") == 3
+    g2 = pages(path)["games/G2.html"]
+    assert 'id="hand-1"' in g2 and 'href="#hand-1"' in g2  # the hands table links to the replay
+
+
 def test_log_text_is_escaped(built):
-    _, _, html, static = built
-    for page in (html, static):
-        assert EVIL not in page
-        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    _, path, html, static = built
+    for name, page in [*pages(path).items(), ("static", static)]:
+        assert EVIL not in page, name
         p = parse(page)
-        assert any(EVIL in t for t in p.text)  # shown as text
         for kind, body in p.scripts:  # no script carries the name, except JSON data that is never run
-            assert kind == "application/json" or "alert(1)" not in body
+            assert kind == "application/json" or "alert(1)" not in body, name
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert any(EVIL in t for t in parse(html).text)  # shown as text
     p = parse(html)
     specs = [body for kind, body in p.scripts if kind == "application/json"]
     assert len(specs) == 6 and all("\\u003cscript\\u003e" in s or "alert" not in s for s in specs)
     assert any("\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in s for s in specs)
+
+
+def test_yes_no_instead_of_true_false(built):
+    _, path, _, _ = built
+    for name, page in pages(path).items():
+        text = " ".join(parse(page).text)
+        assert not re.search(r"\b(True|False)\b", text), name
+    assert ">yes<" in pages(path)["games/G1.html"] and ">no<" in pages(path)["games/G1.html"]
 
 
 def test_interactive_and_static_charts(built):
@@ -115,14 +164,78 @@ def test_findings_are_replayed_with_the_offending_card_marked(built):
     assert "game G2 · hand 1 · RENEGE" in text and "game G1 · hand 4 · BID_OUT_OF_TURN" in text
     assert "N played TH on a diamond lead while holding TD" in text
     assert "(deal inferred from the cards played)" in text
+    assert "Reading a replay." in text and "underlined" in text and "ringed" in text  # the legend
+
+
+def test_the_evidence_is_ringed(built):
+    con, _, html, _ = built
+    r = report.hand_replay(con, "G2", 1)
+    # N reneged in trick 10 on a diamond lead holding TD (played in trick 11)
+    assert r.evidence == {"N": {"TD": ["held when N reneged in trick 10 (played in trick 11)"]}}
+    ringed = 'class="card red evidence" title="TD: held when N reneged in trick 10 (played in trick 11)">T♦</span>'
+    assert html.count(ringed) == 2  # in North's hand and in trick 11
+    # a spade led before spades were broken: the leader's non-spades are the evidence
+    r.findings = [{"code": "SPADE_LED_BEFORE_BROKEN", "trick": 8, "seat": "W", "card": "4S"}]
+    assert sorted(report.evidence(r)["W"]) == ["6D", "7H", "9D"]
 
 
 def test_score_mismatch_table(built):
     _, _, html, _ = built
     section = html.split('id="mismatches"')[1].split('id="findings"')[0]
+    assert '<td><a href="games/G1.html">G1</a></td><td><a href="games/G1.html#hand-2">2</a></td>' in section
     cells = re.findall(r"<td>([^<]*)</td>", section)
-    assert cells == ["G1", "2", "T1", "1", "EW", "SCORE_MISMATCH", "total", "175", "171",
-                     "EW total: recorded 175, expected 171"]  # fmt: skip
+    assert cells == ["T1", "1", "EW", "SCORE_MISMATCH", "total", "175", "171", "EW total: recorded 175, expected 171"]
+
+
+def test_player_page(built):
+    _, path, _, _ = built
+    page = pages(path)["players/bo.html"]
+    for sid in ("results", "leaks", "tendencies", "calibration", "findings"):
+        assert f'<section id="{sid}">' in page
+    text = " ".join(parse(page).text)
+    assert "Tendencies against the field" in text and "Bid bias" in text and "95% interval" in text
+    assert "bo in red" in text and report.charts.HIGHLIGHT in page  # the calibration highlights bo
+    assert "BID_OUT_OF_TURN" in text and 'class="replays"' in page  # bo's early bid, replayed
+    assert "<svg" in page and "@media print" in page
+    # a section can be added (issue 14 adds card costs)
+    extra = lambda ctx, player: ("costs", "Card costs", f"<p>costs of {report.esc(player)}</p>")  # noqa: E731
+    report.PLAYER_SECTIONS.append(extra)
+    try:
+        con = metrics_fixture.build()
+        report.build_report(con, path.parent / "extended", interactive=False)
+        page = (path.parent / "extended" / "players" / "bo.html").read_text(encoding="utf-8")
+        assert '<section id="costs"><h2>Card costs</h2><p>costs of bo</p></section>' in page
+    finally:
+        report.PLAYER_SECTIONS.remove(extra)
+
+
+def test_standings_and_game_pages(built):
+    _, path, _, _ = built
+    all_pages = pages(path)
+    st = all_pages["standings.html"]
+    text = " ".join(parse(st).text)
+    assert "Club" in text and "League" in text and "All games" in text
+    assert '<a href="players/ana.html">ana</a>' in st and '<a href="games/G1.html">G1</a>' in st
+    g1 = " ".join(parse(all_pages["games/G1.html"]).text)
+    assert "Game G1" in g1 and "NS won" in g1 and "SCORE_MISMATCH" in g1
+    assert "-109 / -109" in g1 and "171 / 175" in g1  # EW's total after hand 2: recomputed / recorded
+
+
+def test_page_names():
+    names = report.page_names(["ana", "Bo", "bo", "../x", "<b>", "con", "a" * 80, "p 1"])
+    assert names["ana"] == "ana"
+    assert names["Bo"] != names["bo"] and names["bo"].startswith("bo-")  # differ only in case
+    for n in ("../x", "<b>", "con", "a" * 80, "p 1"):
+        assert re.fullmatch(r"[A-Za-z0-9_-]{1,40}-[0-9a-f]{8}", names[n]), n
+    assert len(set(names.values())) == len(names)
+
+
+def test_interval_svg():
+    row = {"player_value": 0.3, "player_low": 0.2, "player_high": 0.4, "field_value": 0.5, "field_low": 0.45,
+           "field_high": 0.55, "verdict": "leak"}  # fmt: skip
+    svg = report.interval_svg("rate", row)
+    assert svg.startswith('<svg class="iv"') and 'fill="#c62828"' in svg and "<rect" in svg
+    assert report.interval_svg("rate", {}) == ""
 
 
 def test_hand_replay_data(built):

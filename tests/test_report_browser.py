@@ -87,3 +87,44 @@ def test_report_screenshot(pages, tmp_path):
     assert run.returncode == 0, run.stderr[-2000:]
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 50_000  # a drawn page, not a blank one
+
+
+def pdf_pages(data: bytes) -> int:
+    return len(re.findall(rb"/Type\s*/Page[^s]", data))
+
+
+@pytest.fixture(scope="module")
+def sample_player_pages(tmp_path_factory):
+    """The pages of ed (the careless player: the most findings) and ana from the sample season."""
+    import duckdb
+
+    from conftest import ROOT
+
+    db = ROOT / "data" / "sample" / "season.duckdb"
+    if not db.exists():
+        pytest.skip("data/sample/season.duckdb not built")
+    con = duckdb.connect(str(db), read_only=True)
+    ctx = report.player_context(con)
+    out = tmp_path_factory.mktemp("players") / "players"
+    out.mkdir()
+    paths = {}
+    for name in ("ed", "ana"):
+        paths[name] = out / f"{name}.html"
+        paths[name].write_text(report.player_page_html(ctx, name), encoding="utf-8")
+    con.close()
+    return paths
+
+
+def test_player_page_prints_on_at_most_two_a4_pages(sample_player_pages, tmp_path):
+    for name, page in sample_player_pages.items():
+        pdf = tmp_path / f"{name}.pdf"
+        run = chromium(tmp_path, page.as_uri(), "--no-pdf-header-footer", f"--print-to-pdf={pdf}")
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert 1 <= pdf_pages(pdf.read_bytes()) <= 2, name
+
+
+def test_player_page_draws_without_script(sample_player_pages, tmp_path):
+    run = chromium(tmp_path, sample_player_pages["ed"].as_uri(), "--dump-dom")
+    assert run.returncode == 0
+    assert "<script" not in run.stdout.split("<body")[1]  # the chart is SVG: nothing to run
+    assert run.stdout.count('class="card') > 50 and "evidence" in run.stdout

@@ -226,3 +226,11 @@ def test_absurdly_large_whole_number_options_are_refused(value):
     with pytest.raises(RulesError, match="'target'.*between"):
         get_ruleset({"preset": "standard", "target": value})
     assert get_ruleset({"preset": "standard", "target": 999_999_999}).target == 999_999_999
+
+
+def test_rules_text_that_is_a_json_object_is_read_however_it_is_spaced():
+    # '{"preset": "nyc", ...}' has a space and ends with '}': it once went down the "name {json}" branch
+    spaced = get_ruleset('{"preset": "nyc", "target": 300}')
+    assert spaced == get_ruleset('{"preset":"nyc","target":300}') == get_ruleset({"preset": "nyc", "target": 300})
+    assert (spaced.preset, spaced.target) == ("nyc", 300)
+    assert get_ruleset('standard {"target": 250}').target == 250  # the form ruleset_name writes

@@ -658,3 +658,22 @@ def test_simulate_names_its_real_format_option(tmp_path):
     assert "--format" in r.output and "pass fmt" not in r.output
     assert not (tmp_path / "x.txt").exists()
     assert run("simulate", "--games", "1", "--out", tmp_path / "x.txt", "--format", "spn").exit_code == 0
+
+
+def test_derived_tables_written_by_an_older_version_ask_for_a_new_check(tmp_path):
+    # a database checked before violations had its player column: readers must not fail on a
+    # missing column, they must say to run the check again
+    from spadework.analysis.engine.checker import check_db
+    from spadework.parsers.state import OUTDATED, require_checked
+
+    dbf = tmp_path / "old.duckdb"
+    con = db.connect(dbf)
+    db.load_files(con, [DATA / "club_night.jsonl"])
+    check_db(con)
+    assert derived_state(con) == "fresh"
+    con.execute("ALTER TABLE violations DROP COLUMN player")
+    assert derived_state(con) == OUTDATED
+    with pytest.raises(NotChecked, match=r"checked by an older spadework.*spadework check --db"):
+        require_checked(con)
+    check_db(con)  # the check recreates the derived tables
+    assert derived_state(con) == "fresh"

@@ -29,6 +29,7 @@ from spadework.analysis.engine.findings import (
     RULES_INVALID,
     RULES_MIXED,
     SCORE_MISMATCH,
+    CheckError,
     ErrorPolicy,
     Finding,
     FindingList,
@@ -38,7 +39,7 @@ from spadework.analysis.engine.replay import HandReplay, replay_hand
 from spadework.analysis.engine.rules import STANDARD, Ruleset, RulesError, get_ruleset, ruleset_name
 from spadework.analysis.engine.scoring import ScoreChain, SideResult, apply_renege_penalty, score_side
 from spadework.parsers.model import HandRecord
-from spadework.parsers.schema import DERIVED_TABLES
+from spadework.parsers.schema import DERIVED_TABLES, column_types
 from spadework.parsers.seats import SIDES, Side
 from spadework.parsers.state import loaded_generation, mark_checked
 
@@ -378,6 +379,7 @@ class GameRun:
         gid, rs, findings = self.gid, self.rs, self.findings
         chain, pchain, official, scores, prev = self.chain, self.pchain, self.official, self.scores, self.prev
         fixed = rs.fixed_dealer
+        findings.players = rec.players  # findings name the player at their seat (findings.FindingList)
         h = rec.hand
         # a hand missing before this one (RULES.md section 7, "Gaps in the record")
         missing = list(range(prev.hand + 1, h)) if prev is not None else []
@@ -417,13 +419,16 @@ class GameRun:
         totals_before = official.totals
         bags_before = official.bags
         bid_totals = totals_before if check_score else _recorded_before(rec)
-        replay = replay_hand(
-            rec,
-            rs,
-            score_before=None if bid_totals is None else (_int(bid_totals[0]), _int(bid_totals[1])),
-            scores_known=bid_totals is not None,
-            policy=findings.policy,
-        )
+        try:
+            replay = replay_hand(
+                rec,
+                rs,
+                score_before=None if bid_totals is None else (_int(bid_totals[0]), _int(bid_totals[1])),
+                scores_known=bid_totals is not None,
+                policy=findings.policy,
+            )
+        except CheckError as exc:  # under "raise": the finding names its player as the collected ones do
+            raise CheckError(exc.finding.named(rec.players)) from None
         findings.extend(replay.findings)
         if not replay.score_known:
             check_score = False
@@ -707,15 +712,6 @@ _ARROW_TYPES = {
 }
 
 
-def _columns_of(ddl: str) -> list[tuple[str, str]]:
-    cols = []
-    for line in ddl.strip().splitlines():
-        parts = line.strip().rstrip(",").split()
-        if parts:
-            cols.append((parts[0], parts[1]))
-    return cols
-
-
 class DerivedWriter:
     """Buffers rows of the derived tables and inserts them in batches through pyarrow.
 
@@ -732,7 +728,7 @@ class DerivedWriter:
         self._pa = pa
         self.con = con
         self.batch_rows = batch_rows
-        self.columns = {t: _columns_of(DERIVED_TABLES[t]) for t in self.TABLES}
+        self.columns = {t: column_types(DERIVED_TABLES[t]) for t in self.TABLES}
         self.schemas = {
             t: pa.schema([(c, getattr(pa, _ARROW_TYPES[typ])()) for c, typ in cols]) for t, cols in self.columns.items()
         }

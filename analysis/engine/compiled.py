@@ -300,13 +300,13 @@ def _run_before(result: CoreResult, g: int, i: int, rec: HandRecord, prev: HandR
             chain.totals = (_num(o.hs_total[i - 1, k, 0]), _num(o.hs_total[i - 1, k, 1]))
             chain.bags = (int(o.hs_bags[i - 1, k, 0]), int(o.hs_bags[i - 1, k, 1]))
             chain.hands = i - a
-    ended = int(o.g_ended[g])
-    if ended != K.NO_HAND and ended < rec.hand:  # the game ended at an earlier hand
+    ended_row = int(o.g_ended_row[g])
+    if 0 <= ended_row < i:  # the game ended at an earlier hand
         off = run.official
         off.winner = SIDES[int(o.g_winner[g])]
         off.final_totals = (_num(o.g_total[g, 0]), _num(o.g_total[g, 1]))
-        off.ended_after = int(np.searchsorted(p.hand_no[a:i], ended, side="right"))
-        run.ended_at_hand = ended
+        off.ended_after = ended_row - a + 1
+        run.ended_at_hand = int(o.g_ended[g])
     run.scores.totals = [_num(o.log_total[i, 0]), _num(o.log_total[i, 1])]
     run.scores.bags = [int(o.log_bags[i, 0]), int(o.log_bags[i, 1])]
     run.prev = prev

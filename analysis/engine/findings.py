@@ -12,7 +12,9 @@ collecting them all (``"collect"``, the default).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
@@ -81,7 +83,9 @@ class Finding:
     ``trick`` is 1..13; ``seat``/``side`` are :class:`Seat`/:class:`Side`.
     Score findings set ``side``, ``field`` (``points``, ``total``, ``bags``,
     ``score_before``, ``bags_before``, ``winner``) and the ``recorded`` and
-    ``expected`` values.
+    ``expected`` values.  ``player``: the name of the player at ``seat`` where the
+    log names one; the message then names them too (``"E (ed) reneged, ..."``,
+    see :meth:`named`).
     """
 
     code: str
@@ -95,9 +99,22 @@ class Finding:
     field: str | None = None
     recorded: Any = None
     expected: Any = None
+    player: str | None = None
 
     def __str__(self) -> str:
         return self.message
+
+    def named(self, players: Sequence[str | None] | None) -> "Finding":
+        """This finding with the player at its seat (``players`` in seat order N E S W, as
+        :attr:`HandRecord.players`): ``player`` set and the seat's first mention in the message
+        after the place written :func:`seat_ref` style (``E (ed)``).  The finding itself when it
+        has no seat, the log names no one there, or it is named already."""
+        if self.seat is None or self.player is not None or not players:
+            return self
+        name = players[int(self.seat)]
+        if not name:
+            return self
+        return replace(self, player=name, message=name_seat(self.message, self.seat, name))
 
     @property
     def place(self) -> tuple:
@@ -118,6 +135,7 @@ class Finding:
             "field": self.field,
             "recorded": None if self.recorded is None else str(self.recorded),
             "expected": None if self.expected is None else str(self.expected),
+            "player": self.player,
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -154,15 +172,23 @@ class CheckError(Exception):
 
 
 class FindingList(list):
-    """A list of findings that raises :class:`CheckError` on ``append`` under ``RAISE``."""
+    """A list of findings that raises :class:`CheckError` on ``append`` under ``RAISE``.
 
-    __slots__ = ("policy",)
+    ``players``: the names at the seats of the record being checked (N E S W); every finding
+    appended is :meth:`Finding.named` with them, so findings name the player as well as the seat
+    whoever made them (the one place that does it)."""
 
-    def __init__(self, policy: ErrorPolicy | str = ErrorPolicy.COLLECT) -> None:
+    __slots__ = ("policy", "players")
+
+    def __init__(self, policy: ErrorPolicy | str = ErrorPolicy.COLLECT,
+                 players: Sequence[str | None] | None = None) -> None:  # fmt: skip
         super().__init__()
         self.policy = ErrorPolicy.parse(policy)
+        self.players = players
 
     def append(self, finding: Finding) -> None:  # type: ignore[override]
+        if self.players is not None:
+            finding = finding.named(self.players)
         if self.policy is ErrorPolicy.RAISE:
             raise CheckError(finding)
         super().append(finding)
@@ -170,6 +196,25 @@ class FindingList(list):
     def extend(self, findings) -> None:  # type: ignore[override]
         for f in findings:
             self.append(f)
+
+
+def seat_ref(seat: Seat | str, player: str | None = None) -> str:
+    """How a message names a seat: ``E (ed)`` where the log names the player, else ``E``."""
+    return f"{seat} ({player})" if player else str(seat)
+
+
+def name_seat(message: str, seat: Seat | str, player: str | None) -> str:
+    """``message`` with the first mention of ``seat`` after its place prefix (``hand 4, trick 6: ``)
+    written :func:`seat_ref` style: ``"hand 4, trick 6: E reneged, ..."`` -> ``"hand 4, trick 6: E (ed)
+    reneged, ..."``.  A seat is a mention where it stands as a word (``E``, not the ``S`` of ``3S``
+    or the ``E`` of ``EW``).  Unchanged when ``player`` is empty or the seat is not mentioned."""
+    if not player:
+        return message
+    head, sep, rest = message.partition(": ")
+    if not sep:
+        head, rest = "", message
+    named, n = re.subn(rf"(?<![\w(]){re.escape(str(seat))}(?![\w)])", lambda m: seat_ref(seat, player), rest, count=1)
+    return f"{head}{sep}{named}" if n else message
 
 
 def where(hand: int | None, trick: int | None = None) -> str:
@@ -211,5 +256,7 @@ __all__ = [
     "SPADE_LED_FIRST_TRICK",
     "TRICKS_TAKEN_MISMATCH",
     "TRICK_WINNER_MISMATCH",
+    "name_seat",
+    "seat_ref",
     "where",
 ]

@@ -18,6 +18,13 @@ holds the two to the same rows and findings.  Findings are written in the refere
 
 Driver: :func:`run_core` (games in parallel on several threads, the kernel releasing the GIL;
 findings are counted in a first pass and written, for the games that have any, in a second).
+
+Not done here, by design: the message text (the reference writes it for the hands with findings,
+:func:`spadework.analysis.engine.compiled.findings`); RULES_INVALID / RULES_MIXED (about the rules
+text; such games are checked whole by the reference); and games with a hand the core cannot hold:
+``PackedHands.overflow`` (more than 13 tricks, 5 cards in a trick, more than 8 bids, numbers beyond
+32 bits...) or a seat dealt the same card twice (bit masks hold a card once); ``CoreOut.g_reference``
+marks them and the reference checks them whole.  All are rare, and exact because the reference does them.
 """
 
 from __future__ import annotations
@@ -146,6 +153,7 @@ OUT_SPEC = {
     "g_total": (("G", 2), np.float64, 0.0),
     "g_winner": (("G",), np.uint8, NO_SEAT),
     "g_ended": (("G",), np.int32, NO_HAND),
+    "g_ended_row": (("G",), np.int64, -1),
     "g_nfind": (("G",), np.int64, 0),
     "g_reference": (("G",), np.bool_, False),
 }
@@ -160,7 +168,7 @@ penalty, set only when the ruleset has one).  ``n_find`` [N]: findings of the ha
 ``log_total``/``log_bags`` [N,2]: the log's own state before the hand (RULES.md section 5, "Checking
 recorded scores"), for re-checking one hand in the reference (``checker.GameRun``).
 ``g_total`` [G,2]: the game's totals (at its end, or after its last hand); ``g_winner``;
-``g_ended``: the hand number that ended it (``NO_HAND``); ``g_nfind``: findings of the game;
+``g_ended``: the hand number that ended it (``NO_HAND``), ``g_ended_row`` its row (-1); ``g_nfind``: findings of the game;
 ``g_reference``: the core cannot check this game (a hand the layout flags ``overflow``, a seat dealt
 the same card twice); its rows and findings are the reference's.
 """
@@ -257,9 +265,7 @@ def _check_deal(deal, deal_len, i, deck, F, pos, write):
     for s in range(4):
         if np.int64(deal_len[i, s]) != 13:
             bad = True
-            # the reference's `count = count or seat` takes N (Seat 0, falsy) only when no other seat
-            # has a wrong count: the first such seat other than N, else N
-            if c_seat == NO_SEAT or c_seat == 0:
+            if c_seat == NO_SEAT:  # the first seat with a wrong count
                 c_seat = s
     for s in range(4):
         own = np.uint64(0)
@@ -497,7 +503,7 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
     if not inferred:
         for s in range(4):
             for j in range(np.int64(deal_len[i, s])):
-                held0[s] |= _bit(deal[i, s, j])
+                held0[s] |= _bit(np.int64(deal[i, s, j]))
     # the gaps: with a deal, a missing seat's one card never played is taken as its play there
     gaps = 0  # bit t: trick t is a gap
     for t in range(max(last - 1, 0)):
@@ -515,7 +521,7 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
         if fill:
             for j in range(ln, 4):
                 never = held0[(ld + j) & 3] & ~played_all
-                c = 0
+                c = np.int64(0)
                 while not _has(never, c):
                     c += 1
                 pc[t, j] = c
@@ -526,10 +532,11 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
     proofs = False  # `later` and `doubtful` are worked out when a finding first needs them
     # trick 1's leader: left of the dealer, or the 2C holder (without a deal: the seat that played it first)
     two_clubs_rule = opt[O_FIRST_LEAD] == FIRST_LEAD_TWO_OF_CLUBS
+    two_clubs = np.int64(TWO_CLUBS)  # (a variable: a literal argument would compile the callees again)
     leader0 = (dealer + 1) & 3
     if two_clubs_rule:
         for s in range(4):
-            if _has(held0[s], TWO_CLUBS):
+            if _has(held0[s], two_clubs):
                 leader0 = s
                 break
     to_play = leader0  # -1: nobody known (after a short trick)
@@ -583,12 +590,12 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
                         nren += 1
             else:
                 code = -1
-                if not proofs and ((n == 1 and two_clubs_rule and c != TWO_CLUBS and _has(hold[s], TWO_CLUBS))
+                if not proofs and ((n == 1 and two_clubs_rule and c != two_clubs and _has(hold[s], two_clubs))
                                    or (cs == SPADE and (hold[s] & non_spades) != np.uint64(0))):
                     doubtful = _prepare_proofs(i, nt, trick_leader, pc, pl, held0, later)
                     proofs = True
-                if n == 1 and two_clubs_rule and c != TWO_CLUBS and _has(hold[s], TWO_CLUBS):
-                    if _proof(_bit(TWO_CLUBS), doubtful, unknown[s], later[t + 1, s]) != np.uint64(0):
+                if n == 1 and two_clubs_rule and c != two_clubs and _has(hold[s], two_clubs):
+                    if _proof(_bit(two_clubs), doubtful, unknown[s], later[t + 1, s]) != np.uint64(0):
                         code = LEAD_NOT_TWO_OF_CLUBS
                 if code < 0 and cs == SPADE and (n == 1 or not (broken or any_time or maybe_broken)):
                     if _proof(hold[s] & non_spades, doubtful, unknown[s], later[t + 1, s]) != np.uint64(0):
@@ -776,26 +783,29 @@ def _winner_of(opt, ns, ew):
 @njit(cache=True, no_cpython_wrapper=True)
 def _log_bags(opt, res, bags_before, implied, has_implied):
     """``checker._log_bags``: the log's own bag count after a hand recording none: the rules' count,
-    except where the points it records (or its total implies) show the bag penalties it applied."""
+    except where the points it records (or its total implies) show the bag penalties it applied.
+    ``res``: a side's score as :func:`_score_side` gives it, in a float64[9]."""
     pen = opt[O_BAG_PENALTY]
+    bags = np.int64(res[8])
     if not has_implied or opt[O_BAG_LIMIT] <= 0 or pen <= 0:
-        return res[8]
+        return bags
     applied = implied - (res[6] - res[5])  # the log's penalty: 0, -100, -200...
     if applied > 0 or applied - np.floor(applied / pen) * pen != 0:
-        return res[8]
+        return bags
     left = bags_before + res[3] + np.floor(applied / pen) * opt[O_BAG_LIMIT]
-    return np.int64(left) if left >= 0 else res[8]
+    return np.int64(left) if left >= 0 else bags
 
 
 @njit(cache=True, no_cpython_wrapper=True)
 def _check_scores(i, first, check_before, check_score, score_points, score_total, score_bags, score_before,
-                  bags_before, opt, bid, taken_off, true_t, true_b, log_t, log_b, F, pos, write):
+                  bags_before, opt, bid, taken_off, true_t, true_b, true_res, log_t, log_b, lg, F, pos, write):
     """SCORE_MISMATCH (``checker._ScoreChecker``): a recorded value is wrong only when the rules give it
-    from neither the true state (``true_t``/``true_b`` before the hand) nor the log's own state
-    (``log_t``/``log_b``: its last recorded total and bags, moved on by the rules where it records
-    none; updated here).  ``expected`` is the true-state value.  ``check_before``: check
+    from neither the true state (``true_t``/``true_b`` before the hand; ``true_res[side]`` the
+    official score from it, as :func:`_score_side` gives it) nor the log's own state (``log_t``/
+    ``log_b``: its last recorded total and bags, moved on by the rules where it records none;
+    updated here).  ``expected`` is the true-state value.  ``check_before``: check
     score_before/bags_before; ``check_score``: check points, total and bags.  ``taken_off``: the
-    official tricks per seat (after the renege penalty)."""
+    official tricks per seat (after the renege penalty); ``lg``: scratch float64[9]."""
     if score_before[i, 0] != NOT_RECORDED:
         for sd in range(2):
             v = np.int64(score_before[i, sd])
@@ -811,18 +821,24 @@ def _check_scores(i, first, check_before, check_score, score_points, score_total
     if not check_score:
         return pos
     for sd in range(2):
-        t = _score_side(opt, bid, sd, taken_off, true_t[sd], true_b[sd])
+        t_points, t_total, t_bags = true_res[sd, 6], true_res[sd, 7], np.int64(true_res[sd, 8])
         lt, lb = log_t[sd], log_b[sd]
-        lg = t if lt == true_t[sd] and lb == true_b[sd] else _score_side(opt, bid, sd, taken_off, lt, lb)
+        if lt == true_t[sd] and lb == true_b[sd]:
+            for k in range(9):
+                lg[k] = true_res[sd, k]
+        else:
+            res = _score_side(opt, bid, sd, taken_off, lt, lb)
+            lg[0], lg[1], lg[2], lg[3], lg[4] = res[0], res[1], res[2], res[3], res[4]
+            lg[5], lg[6], lg[7], lg[8] = res[5], res[6], res[7], res[8]
         rp = np.int64(score_points[i, sd])
         rt = np.int64(score_total[i, sd])
         rb = np.int64(score_bags[i, sd])
-        if rp != NOT_RECORDED and rp != t[6] and rp != lg[6]:
-            pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_POINTS, rp, np.rint(t[6]))
-        if rt != NOT_RECORDED and rt != t[7] and rt != lt + t[6] and rt != lt + lg[6]:
-            pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_TOTAL, rt, np.rint(t[7]))
-        if rb != NOT_RECORDED and rb != t[8] and rb != lg[8]:
-            pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_BAGS, rb, t[8])
+        if rp != NOT_RECORDED and rp != t_points and rp != lg[6]:
+            pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_POINTS, rp, np.rint(t_points))
+        if rt != NOT_RECORDED and rt != t_total and rt != lt + t_points and rt != lt + lg[6]:
+            pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_TOTAL, rt, np.rint(t_total))
+        if rb != NOT_RECORDED and rb != t_bags and rb != lg[8]:
+            pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_BAGS, rb, t_bags)
         # the log's own state after the hand
         has_implied = rp != NOT_RECORDED or rt != NOT_RECORDED
         implied = np.float64(rp) if rp != NOT_RECORDED else (rt - lt if rt != NOT_RECORDED else 0.0)
@@ -870,6 +886,8 @@ def run_games(P, R, Out, F, games, offsets, write):
     hold = np.zeros(4, dtype=np.uint64)
     held0 = np.zeros(4, dtype=np.uint64)
     unknown = np.zeros(4, dtype=np.int64)
+    true_res = np.zeros((2, 9), dtype=np.float64)
+    lg = np.zeros(9, dtype=np.float64)
     for kg in range(games.shape[0]):
         g = np.int64(games[kg])
         pos = np.int64(offsets[kg])
@@ -896,6 +914,7 @@ def run_games(P, R, Out, F, games, offsets, write):
             log_b[sd] = bags[off, sd]
         winner = NO_SEAT
         ended = NO_HAND
+        ended_row = -1
         for i in range(a, b if not beyond else a):
             start = pos
             h = np.int64(hand_no[i])
@@ -935,7 +954,7 @@ def run_games(P, R, Out, F, games, offsets, write):
                 before_b[sd] = bags[off, sd]
             # the totals the blind-bid conditions look at: the true ones, or after a missing hand
             # the ones the record shows (its totals less its points), else none
-            scores_known = True
+            scores_known = check_score or not check_score  # a bool, not a literal (see two_clubs)
             if check_score:
                 for sd in range(2):
                     own_totals[sd] = np.int64(np.rint(tot[off, sd]))
@@ -985,6 +1004,10 @@ def run_games(P, R, Out, F, games, offsets, write):
                         taken_p[s] = taken_s[s]
                 for sd in range(2):
                     res = _score_side(opt, bid, sd, taken_p, tot[k, sd], bags[k, sd])
+                    if k == off:
+                        true_res[sd, 0], true_res[sd, 1], true_res[sd, 2], true_res[sd, 3] = res[0], res[1], res[2], res[3]
+                        true_res[sd, 4], true_res[sd, 5], true_res[sd, 6], true_res[sd, 7] = res[4], res[5], res[6], res[7]
+                        true_res[sd, 8] = res[8]
                     hs_contract[i, k, sd] = res[0]
                     hs_tricks[i, k, sd] = res[1]
                     hs_made[i, k, sd] = res[2]
@@ -1005,10 +1028,11 @@ def run_games(P, R, Out, F, games, offsets, write):
                 if w != NO_SEAT:
                     winner = w
                     ended = h
+                    ended_row = i
                     final[0], final[1] = tot[off, 0], tot[off, 1]
             pos = _check_scores(i, i == a, not missing, check_score, score_points, score_total, score_bags,
-                                P.score_before, P.bags_before, opt, bid, taken_p, before_t, before_b, log_t, log_b,
-                                F, pos, write)
+                                P.score_before, P.bags_before, opt, bid, taken_p, before_t, before_b, true_res,
+                                log_t, log_b, lg, F, pos, write)
             if not check_score:  # the log's own state is the true one again
                 for sd in range(2):
                     log_t[sd] = tot[off, sd]
@@ -1031,6 +1055,7 @@ def run_games(P, R, Out, F, games, offsets, write):
             Out.g_total[g, 0], Out.g_total[g, 1] = tot[off, 0], tot[off, 1]
         Out.g_winner[g] = winner
         Out.g_ended[g] = ended
+        Out.g_ended_row[g] = ended_row
         nfind[g] = pos - offsets[kg]
 
 

@@ -605,7 +605,8 @@ def _check_deal(rec: HandRecord, ruleset: Ruleset, out: list[Finding]) -> None:
     for seat, cards in zip(SEATS, deal):
         if len(cards) != 13:
             texts.append(f"{seat} was dealt {len(cards)} cards, not 13")
-            count = count or seat
+            if count is None:  # the first seat with a wrong count (N is Seat 0: never `count or seat`)
+                count = seat
     for seat, cards in zip(SEATS, deal):
         for c in cards:
             if c not in deck:

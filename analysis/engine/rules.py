@@ -422,13 +422,13 @@ def _json_object(text: str, problem: str) -> dict[str, Any]:
 def _parse_name_text(text: str) -> tuple[str, dict[str, Any]]:
     """``"standard"`` or ``"standard {json}"`` (the form :func:`ruleset_name` writes)."""
     t = text.strip()
+    if t.startswith("{"):  # a JSON object, however it is spaced ('{"preset": "nyc"}')
+        opts = _json_object(t, f"rules {text!r} is neither a preset name nor a JSON object")
+        return str(opts.pop("preset", "standard")).lower(), opts
     if " " in t and t.endswith("}"):
         head, _, tail = t.partition(" ")
         opts = _json_object(tail, f"rules {text!r}: the options after the preset name must be a JSON object")
         return head.lower(), opts
-    if t.startswith("{"):
-        opts = _json_object(t, f"rules {text!r} is neither a preset name nor a JSON object")
-        return str(opts.pop("preset", "standard")).lower(), opts
     return t.lower(), {}
 
 

@@ -29,7 +29,7 @@ from spadework.parsers.schema import (
     ALL_TABLES,
     DERIVED_TABLES,
     STORED_TABLES,
-    VIEWS,
+    STORED_VIEWS,
     arrow_schema,
     pack_checked_trick,
     storage_layout,
@@ -50,7 +50,7 @@ def derived_tables(con) -> tuple[str, ...]:
     """The real tables a check fills in ``con``'s layout (``tricks`` is a view in the stored layout)."""
     if storage_layout(con) == "plain":
         return tuple(DERIVED_TABLES)
-    return (CHECKED_TRICKS,) + tuple(t for t in DERIVED_TABLES if t not in VIEWS)
+    return (CHECKED_TRICKS,) + tuple(t for t in DERIVED_TABLES if t not in STORED_VIEWS)
 
 
 def reset_derived(con) -> None:

@@ -41,7 +41,7 @@ import datetime as _dt
 import gc
 import os
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -900,6 +900,7 @@ def simulate_season(
     fault_rate: float = 0.0,
     personalities: Any = None,
     kinds: Sequence[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[list[HandRecord], list[InjectedFault]]:
     """Simulate a club season: ``games`` whole games among ``players`` players.
 
@@ -909,7 +910,8 @@ def simulate_season(
     ``{"preset": ..., options}`` (RULES.md section 5); ``fault_rate``: chance per hand of
     a planted fault (0..1); ``personalities``: ``None`` for :func:`default_club` (extended
     with generated players beyond 12), a mapping ``name -> Personality`` or a sequence of
-    :class:`Player`; ``kinds``: the fault kinds to draw from (default: all the ruleset allows).
+    :class:`Player`; ``kinds``: the fault kinds to draw from (default: all the ruleset allows);
+    ``progress``: called as ``progress(games_done, hands_done)`` after each game.
 
     Returns ``(records, faults)``: the hand records ordered by game then hand, and the
     sidecar rows (one per finding the checker must report; see :mod:`spadework.analysis.sim.faults`).
@@ -926,6 +928,8 @@ def simulate_season(
         for g in iter_season(players, games, seed, rules, fault_rate, personalities, kinds):
             records.extend(g.records)
             faults.extend(g.faults)
+            if progress is not None:
+                progress(g.spec.index + 1, len(records))
     finally:
         if was_enabled:
             gc.enable()

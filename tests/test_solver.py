@@ -1,0 +1,165 @@
+"""The double-dummy solver (issue 14 item 1): exact against an exhaustive search on endings,
+against bridge DDS (endplay) where the rules coincide, and its move generator against golden
+legal-move counts.  SOLVER_CHECKS=N multiplies the random counts (a longer local run)."""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from solver_oracle import exhaustive, random_ending  # noqa: E402
+
+from spadework.analysis.engine.replay import legal_cards  # noqa: E402
+from spadework.analysis.engine.rules import get_ruleset  # noqa: E402
+from spadework.analysis.solver import (  # noqa: E402
+    PositionError,
+    Solver,
+    make_position,
+    position_from_json,
+    position_from_pbn,
+)
+
+SCALE = int(os.environ.get("SOLVER_CHECKS", "1"))
+RULESETS = ["standard", "barmore", "nyc", {"first_lead": "two_of_clubs"}, {"spades_lead_any_time": True}]
+
+
+@pytest.fixture(scope="module")
+def solver():
+    return Solver(tt_bits=16)
+
+
+def _compare(solver, pos, nil):
+    got = solver.solve(pos, nil_seat=nil, check=pos.trick_number != 1)
+    want = exhaustive(pos, nil)
+    assert (got.ns, got.ew, got.cards, got.nil_safe) == want, (pos, nil)
+
+
+@pytest.mark.parametrize("tricks", [1, 2, 3])
+def test_equals_exhaustive_search_on_short_endings(solver, tricks):
+    rng = random.Random(1000 + tricks)
+    for _ in range(500 * SCALE):
+        rs = get_ruleset(rng.choice(RULESETS))
+        # trick_number 1 with a short hand puts the first-trick rules (no spade lead, 2C) on a small tree
+        pos = random_ending(rng, rs, tricks, trick_number=1 if rng.random() < 0.15 else None)
+        _compare(solver, pos, rng.choice([None, None, "N", "E", "S", "W"]))
+
+
+def test_equals_exhaustive_search_on_four_trick_endings(solver):
+    rng = random.Random(44)
+    for i in range(120 * SCALE):
+        rs = get_ruleset(rng.choice(RULESETS))
+        pos = random_ending(rng, rs, 4, broken=i % 2 == 0, trick_number=1 if i % 10 == 0 else None)
+        _compare(solver, pos, rng.choice([None, "N", "E", "S", "W"]))
+
+
+def test_unbroken_spades_change_the_answer():
+    # N may not lead the QS before spades are broken: the QD lead lets E ruff with the 3S
+    hands = [("QD", "QS"), ("8C", "3S"), ("AC", "2S"), ("7S", "QH")]
+    s = Solver(tt_bits=12)
+    a = s.solve(make_position(hands, "N", (), 12, spades_broken=False))
+    b = s.solve(make_position(hands, "N", (), 12, spades_broken=True))
+    assert (a.ns, a.cards) == (1, {"QD": 1})
+    assert (b.ns, b.cards) == (2, {"QD": 1, "QS": 2})
+
+
+def test_nil_question_is_its_own_search():
+    # S bid nil and holds the KH; N can cover with the AH only if hearts are led while N still has it
+    p = make_position([("AH", "2C"), ("3H", "3C"), ("KH", "4C"), ("5H", "5C")], "E", (), 12, spades_broken=True)
+    s = Solver(tt_bits=12)
+    sol = s.solve(p, nil_seat="S")
+    assert sol.nil_safe is True
+    # with the ace elsewhere the nil is set: E leads a heart and S must take it with the KH
+    p2 = make_position([("2H", "2C"), ("3H", "3C"), ("KH", "4C"), ("5H", "5C")], "E", (), 12, spades_broken=True)
+    assert s.solve(p2, nil_seat="S").nil_safe is False
+
+
+def _random_midgame(rng, want_broken=True):
+    """A standard deal played at random (legal cards) into trick 2..9, spades broken."""
+    rs = get_ruleset("standard")
+    while True:
+        cards = list(rs.deck.cards)
+        rng.shuffle(cards)
+        hands = [cards[13 * i: 13 * i + 13] for i in range(4)]
+        leader = rng.randrange(4)
+        broken = False
+        stop_trick = rng.randint(5, 9)
+        stop_k = rng.randrange(4)
+        trick_no = 1
+        while True:
+            trick = []
+            for k in range(4):
+                if trick_no == stop_trick and k == stop_k:
+                    break
+                seat = (leader + k) % 4
+                opts = legal_cards(hands[seat], trick, spades_broken=broken, trick_number=trick_no, ruleset=rs)
+                c = rng.choice(opts)
+                hands[seat].remove(c)
+                trick.append(c)
+            if trick_no == stop_trick:
+                break
+            w = (leader + rs.deck.winner_index(trick)) % 4
+            broken = broken or any(rs.suits[c] == "S" for c in trick)
+            leader = w
+            trick_no += 1
+        if broken or not want_broken:
+            return hands, "NESW"[leader], trick, trick_no, broken
+
+
+def test_equals_bridge_dds_where_the_rules_coincide():
+    """Spades broken, after trick 1, standard deck: Spades play is bridge play with spades trumps."""
+    endplay = pytest.importorskip("endplay")
+    from endplay.dds import solve_board
+    from endplay.types import Deal, Denom, Player
+
+    from spadework.parsers.cards import format_pbn_hand
+
+    rng = random.Random(7)
+    s = Solver()
+    n = 0
+    for _ in range(60 * SCALE):
+        hands, leader, trick, trick_no, broken = _random_midgame(rng)
+        played = {(("NESW".index(leader) + i) % 4): c for i, c in enumerate(trick)}
+        full = [list(hands[i]) + ([played[i]] if i in played else []) for i in range(4)]
+        d = Deal("N:" + " ".join(format_pbn_hand(sorted(h, key=lambda c: "SHDC".index(c[1]))) for h in full))
+        d.trump = Denom.spades
+        d.first = Player.find(leader)
+        for c in trick:
+            d.play(c[1] + c[0])
+        dds = {card.rank.abbr + "SHDC"[card.suit.value]: t for card, t in solve_board(d)}
+        pos = make_position(hands, leader, trick, trick_no, broken)
+        sol = s.solve(pos)
+        assert sol.cards == dds, (pos, sol.cards, dds)
+        n += 1
+    assert n == 60 * SCALE
+
+
+def test_position_errors_name_the_problem():
+    with pytest.raises(PositionError, match="AS is held twice"):
+        make_position([("AS", "KH"), ("2S", "QH"), ("3S", "JH"), ("AS", "TH")], "N", (), 12)
+    with pytest.raises(PositionError, match="should hold 2"):
+        make_position([("AS", "KH"), ("2S",), ("3S", "JH"), ("4S", "TH")], "N", (), 12)
+    with pytest.raises(PositionError, match="not in the barmore deck"):
+        make_position([("AS", "KH"), ("2C", "QH"), ("3S", "JH"), ("4S", "TH")], "N", (), 12, rules="barmore")
+    with pytest.raises(PositionError, match="not a seat"):
+        position_from_json({"deal": {"N": [], "E": [], "S": [], "W": []}, "leader": "X"})
+    with pytest.raises(PositionError, match="unknown key"):
+        position_from_json({"deal": {}, "leader": "N", "dealer": "N"})
+    with pytest.raises(PositionError, match="spades cannot be broken before trick 1"):
+        position_from_pbn("N:AKQ2.JT3.984.A52 JT9.AKQ.AKQ.KQJ4 8765.9876.765.76 43.542.JT32.T983", "W", (), 1, True)
+
+
+def test_full_deal_from_trick_one():
+    s = Solver()
+    p = position_from_pbn("N:AKQ2.JT3.984.A52 JT9.AKQ.AKQ.KQJ4 8765.9876.765.76 43.542.JT32.T983", "W")
+    sol = s.solve(p, nil_seat="S")
+    assert (sol.ns, sol.ew) == (6, 7)
+    # trick 1: no spade lead while W holds other suits
+    assert set(sol.cards) == {"5H", "4H", "2H", "JD", "TD", "3D", "2D", "TC", "9C", "8C", "3C"}
+    assert set(sol.cards.values()) == {7}
+    assert sol.nil_safe is True

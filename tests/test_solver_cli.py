@@ -1,0 +1,121 @@
+"""`spadework solve` and `spadework analyse` (issue 14 items 1 and 2): the commands, the
+card_costs / dd_par tables and how they agree with the solver."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+from typer.testing import CliRunner
+
+from conftest import ROOT
+from spadework.analysis.cli import app
+from spadework.analysis.solver import Solver, make_position
+from spadework.analysis.solver.judge import analyse_db, judge_hand
+from spadework.parsers.db import iter_records
+
+runner = CliRunner()
+
+GOOD = {"deal": {"N": ["AS", "KH"], "E": ["2S", "QH"], "S": ["3S", "JH"], "W": ["4S", "TH"]},
+        "leader": "N", "trick_number": 12, "spades_broken": True}
+
+
+def run(*args, input=None):
+    return runner.invoke(app, [str(a) for a in args], input=input)
+
+
+def test_solve_jsonl_reports_bad_lines_and_solves_the_others(tmp_path):
+    bad_seat = dict(GOOD, leader="X")
+    twice = dict(GOOD, deal={"N": ["AS", "KH"], "E": ["2S", "QH"], "S": ["3S", "JH"], "W": ["4S", "AS"]})
+    mid_trick = {"deal": {"N": ["AS", "KH"], "E": ["2S", "QH"], "S": ["3S", "JH"], "W": ["4S"]}, "leader": "W",
+                 "trick": ["TH"], "trick_number": 12, "nil_seat": "E"}
+    f = tmp_path / "p.jsonl"
+    f.write_text("\n".join([json.dumps(GOOD), "{oops", json.dumps(bad_seat), json.dumps(twice), json.dumps(mid_trick)]) + "\n")
+    r = run("solve", f, "--json")
+    assert r.exit_code == 2
+    lines = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
+    assert len(lines) == 5
+    assert lines[0]["tricks"] == {"NS": 2, "EW": 0} and lines[0]["cards"] == {"AS": 2, "KH": 2}
+    assert lines[1]["line"] == 2 and "not JSON" in lines[1]["error"]
+    assert lines[2]["line"] == 3 and "'X' is not a seat" in lines[2]["error"]
+    assert lines[3]["line"] == 4 and "AS is held twice" in lines[3]["error"]
+    # W led the TH; N to play: the KH wins it and the AS the last trick; E's nil is safe (E's QH is below)
+    assert lines[4]["tricks"] == {"NS": 2, "EW": 0} and lines[4]["cards"] == {"KH": 2}
+    assert lines[4]["nil_safe"] is True and lines[4]["ms"] >= 0
+
+
+def test_solve_deal_typed_by_hand():
+    r = run("solve", "--deal", "N:AKQ2.JT3.984.A52 JT9.AKQ.AKQ.KQJ4 8765.9876.765.76 43.542.JT32.T983",
+            "--leader", "W", "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["tricks"] == {"NS": 6, "EW": 7}
+    assert "4S" not in out["cards"] and out["cards"]["5H"] == 7  # no spade lead to trick 1
+    r = run("solve", "--deal", "N:AKQ2.JT3.984.A52 JT9.AKQ.AKQ.KQJ4 8765.9876.765.76 43.542.JT32.T98", "--leader", "W")
+    assert r.exit_code == 2 and "W holds 12 cards" in r.output
+    assert run("solve").exit_code == 2
+
+
+def _sample_db(tmp_path: Path, which: list[int]) -> Path:
+    every = (ROOT / "data" / "sample" / "season.jsonl").read_text().splitlines()
+    lines = [every[i] for i in which]
+    src = tmp_path / "few.jsonl"
+    src.write_text("\n".join(lines) + "\n")
+    db = tmp_path / "few.duckdb"
+    r = run("load", src, "--db", db, "-q")
+    assert r.exit_code == 0, r.output
+    return db
+
+
+def test_analyse_fills_card_costs_and_dd_par(tmp_path):
+    db = _sample_db(tmp_path, [0, 2, 4])
+    con = duckdb.connect(str(db))
+    summary = analyse_db(con, workers=1)
+    assert summary.hands == 3
+    # the sample's first hand has a planted illegal card at trick 8: judged up to it
+    assert summary.cut_short == 1 and summary.judged == 2
+    assert summary.cards == 29 + 52 + 52  # trick 8: one card before the illegal one
+    rows = con.execute(
+        "SELECT hand, trick, play_order, seat, card, tricks_best, tricks_played, cost, best_cards FROM card_costs "
+        "ORDER BY hand, trick, play_order").fetchall()
+    par = dict((h, (a, b)) for h, a, b in con.execute("SELECT hand, ns_tricks, ew_tricks FROM dd_par").fetchall())
+    assert set(par) == {1, 3, 5} and all(a + b == 13 for a, b in par.values())
+    for hand, trick, order, seat, card, best, played, cost, best_cards in rows:
+        assert cost == best - played and cost >= 0
+        assert (card in best_cards.split()) == (cost == 0)
+    # the first card of each hand: tricks_best is the par of its side
+    for hand, trick, order, seat, *_ in rows:
+        if trick == 1 and order == 1:
+            first = next(r for r in rows if r[0] == hand and r[1] == 1 and r[2] == 1)
+            assert first[5] == (par[hand][1] if seat in "EW" else par[hand][0])
+    # a position in the middle agrees with solving it directly
+    rec = next(r for r in iter_records(con) if r.hand == 3)
+    j = judge_hand(rec, solver=Solver(tt_bits=16))
+    c = j.cards[20]  # trick 6, 1st card
+    assert (c.trick, c.play_order) == (6, 1)
+    from spadework.analysis.engine.replay import PlayState, first_leader
+    from spadework.analysis.engine.rules import get_ruleset
+
+    rs = get_ruleset(rec.rules)
+    st = PlayState.start(rec.deal, first_leader(rec.dealer, rs, rec.deal), rs)
+    for t in rec.tricks[:5]:
+        for card in t.cards:
+            st.play(card)
+    pos = make_position(st.hands, st.to_play, (), 6, st.spades_broken, rs)
+    sol = Solver(tt_bits=16).solve(pos)
+    side = sol.ew if int(st.to_play) & 1 else sol.ns
+    assert c.tricks_best == side and c.tricks_played == sol.cards[c.card]
+    assert set(c.best_cards) == {k for k, v in sol.cards.items() if v == side}
+    con.close()
+
+
+def test_analyse_command_counts_skipped_hands(tmp_path):
+    db = _sample_db(tmp_path, [0, 2])
+    r = run("analyse", "--db", db, "--workers", "2", "-q")
+    assert r.exit_code == 0, r.output
+    assert "Judged 81 cards in 2 hands" in r.output and "1 up to an illegal play or gap" in r.output
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT count(*) FROM card_costs").fetchone()[0] == 81
+    assert con.execute("SELECT count(*) FROM dd_par").fetchone()[0] == 2
+    assert run("analyse", "--db", tmp_path / "missing.duckdb").exit_code == 2

@@ -1,0 +1,237 @@
+"""Results and standings (issue 12 item 2) and the ``seats`` view (item 1)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+import metrics_fixture
+from spadework.analysis import cli, standings
+from spadework.analysis.engine.checker import check_db
+from spadework.parsers import db
+
+ROOT = Path(__file__).resolve().parent.parent
+CLUB = [ROOT / "data" / f for f in ("club_night.jsonl", "club_night.spn", "scoresheet.csv")]
+
+
+@pytest.fixture(scope="module")
+def club():
+    con = db.connect()
+    db.load_files(con, CLUB)
+    check_db(con)
+    yield con
+    con.close()
+
+
+def test_game_results(club):
+    st = standings.standings(club)
+    games = {g["game_id"]: g for g in st.games.iter_rows(named=True)}
+    assert len(games) == 6 and st.events == ["Thursday club night", None]
+    t4 = games["cn-0314-t4"]
+    # data/README.md: the scorer's slip is carried on; recomputed EW 173, recorded 183, unfinished
+    assert (t4["total_ns"], t4["total_ew"], t4["winner"], t4["hands"], t4["findings"]) == (272, 173, None, 3, 2)
+    assert (t4["recorded_total_ew"], t4["result_differs"]) == (183, True)
+    assert (t4["player_n"], t4["player_e"], t4["ns"], t4["ew"]) == ("mo", "ned", "mo & oli", "ned & pat")
+    t1 = games["sheet-0321-t1"]
+    assert (t1["total_ns"], t1["total_ew"], t1["winner"], t1["result_differs"]) == (572, 240, "NS", False)
+    assert [g for g, r in games.items() if r["result_differs"]] == ["cn-0314-t4"]
+    assert standings.result_text(t4) == "unfinished ⚠ log: 272 / 183"
+
+
+def test_player_and_partnership_standings(club):
+    st = standings.standings(club)
+    sheet = st.players.filter(pl.col("event").is_null())
+    rows = {r["player"]: r for r in sheet.iter_rows(named=True)}
+    rosa = rows["rosa"]
+    assert (rosa["rank"], rosa["games"], rosa["wins"], rosa["win_rate"], rosa["points_for"], rosa["points_against"]) == (
+        1, 1, 1, 1.0, 572, 240)  # fmt: skip
+    # sam & uli lost the finished game: a loss; vic & xia's game is unfinished: no result
+    assert (rows["sam"]["losses"], rows["sam"]["win_rate"], rows["vic"]["win_rate"]) == (1, 0.0, None)
+    # EW's bags in sheet-0321-t1 (10 reached in hand 8) and NS's set in hand 7 (S's failed nil is no set)
+    assert rows["uli"]["bags"] >= 10 and rows["tia"]["sets"] == 1
+    assert rows["tia"]["rank"] == 1 and rows["tia"]["decided_by"] == "tied"
+    pairs = st.partnerships.filter(pl.col("event").is_null())
+    assert pairs["players"].to_list() == [["rosa", "tia"], ["vic", "xia"], ["wen", "yul"], ["sam", "uli"]]
+    assert pairs["rank"].to_list() == [1, 2, 3, 4]
+    # one ranking over every game
+    overall = standings.standings(club, by_event=False)
+    assert overall.players["event"].null_count() == overall.players.height == 24
+
+
+def test_tiebreak_chain():
+    rows = [
+        {"name": "a", "wins": 2, "point_diff": 10},
+        {"name": "b", "wins": 2, "point_diff": 50},
+        {"name": "c", "wins": 2, "point_diff": 50},
+        {"name": "d", "wins": 3, "point_diff": -5},
+        {"name": "e", "wins": 0, "point_diff": 0},
+    ]
+    h2h = {"a": 2, "b": 1, "c": 1}  # a beat the others tied on wins more often
+
+    def head_to_head(group):
+        return {r["name"]: h2h.get(r["name"], 0) for r in group}
+
+    ranked = standings._rank([dict(r) for r in rows], ("wins", "head_to_head", "point_diff"),
+                             lambda r: r["name"], head_to_head)  # fmt: skip
+    assert [(r["name"], r["rank"], r["decided_by"]) for r in ranked] == [
+        ("d", 1, None), ("a", 2, "wins"), ("b", 3, "head_to_head"), ("c", 3, "tied"), ("e", 5, "wins")]  # fmt: skip
+    by_diff = standings._rank([dict(r) for r in rows], ("point_diff",), lambda r: r["name"], head_to_head)
+    assert [r["name"] for r in by_diff] == ["b", "c", "a", "e", "d"]
+    assert standings.parse_tiebreak("wins, sets") == ("wins", "sets")
+    with pytest.raises(ValueError, match="unknown tie-break"):
+        standings.parse_tiebreak("wins,luck")
+
+
+def entry(game, player, partner, side, opponents, pf, pa, won, finished=True):
+    return {"game_id": game, "event": "E", "player": player, "partner": partner, "side": side,
+            "opponents": opponents, "points_for": pf, "points_against": pa, "finished": finished, "won": won,
+            "sets": 0, "bags": 0}  # fmt: skip
+
+
+def test_head_to_head_is_applied_again_among_those_still_tied():
+    """a & b beat c & d narrowly, c & d beat e & f by a lot, e & f beat g & h: a, b, c, d, e, f all
+    have one win; head-to-head puts e and f (no win over the tied) last, then again among a, b, c, d
+    puts a and b (who beat c and d) first, although c and d have the better point difference."""
+    games = [("G1", ("a", "b"), ("c", "d"), 510, 490), ("G2", ("c", "d"), ("e", "f"), 600, 100),
+             ("G3", ("e", "f"), ("g", "h"), 400, 300)]  # fmt: skip
+    rows = []
+    for gid, (w1, w2), (l1, l2), pw, pl_ in games:
+        rows += [entry(gid, w1, w2, "NS", sorted([l1, l2]), pw, pl_, True),
+                 entry(gid, w2, w1, "NS", sorted([l1, l2]), pw, pl_, True),
+                 entry(gid, l1, l2, "EW", sorted([w1, w2]), pl_, pw, False),
+                 entry(gid, l2, l1, "EW", sorted([w1, w2]), pl_, pw, False)]  # fmt: skip
+    df = standings._standings(pl.DataFrame(rows), "player", standings.DEFAULT_TIEBREAK, ["E"])
+    ranked = [(r["player"], r["rank"], r["decided_by"]) for r in df.iter_rows(named=True)]
+    assert ranked == [("a", 1, None), ("b", 1, "tied"), ("c", 3, "head_to_head"), ("d", 3, "tied"),
+                      ("e", 5, "head_to_head"), ("f", 5, "tied"), ("g", 7, "wins"), ("h", 7, "tied")]  # fmt: skip
+    assert df.filter(pl.col("player") == "c")["point_diff"][0] > df.filter(pl.col("player") == "a")["point_diff"][0]
+    by_diff = standings._standings(pl.DataFrame(rows), "player", ("point_diff",), ["E"])
+    assert by_diff["player"].to_list()[:2] == ["c", "d"]
+
+
+def test_json_shape(club):
+    data = standings.standings(club).to_json()
+    assert set(data) == {"tiebreak", "games", "players", "partnerships"}
+    g = next(g for g in data["games"] if g["game_id"] == "sheet-0321-t1")
+    assert {"game_id", "event", "players", "total_ns", "total_ew", "winner", "hands", "findings"} <= set(g)
+    assert g["players"] == {"N": "rosa", "E": "sam", "S": "tia", "W": "uli"} and g["winner"] == "NS"
+    p = data["players"][0]
+    assert {"player", "games", "wins", "win_rate", "points_for", "points_against", "avg_margin", "sets", "bags"} <= set(p)
+    assert isinstance(data["partnerships"][0]["players"], list) and len(data["partnerships"][0]["players"]) == 2
+    json.dumps(data)  # JSON-ready
+
+
+@pytest.fixture(scope="module")
+def club_db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("standings") / "club.duckdb"
+    con = db.connect(path)
+    db.load_files(con, CLUB)
+    con.execute("UPDATE hands SET player_n = '=HYPERLINK(\"x\")' WHERE player_n = 'rosa'")
+    check_db(con)
+    con.close()
+    return path
+
+
+def test_cli(club_db):
+    runner = CliRunner()
+    r = runner.invoke(cli.app, ["standings", "--db", str(club_db)], terminal_width=100)
+    assert r.exit_code == 0, r.output
+    assert "Thursday club night: 4 games, 0 finished" in r.stdout and "unfinished ⚠ log: 272 / 183" in r.stdout
+    assert '=HYPERLINK("x")' in r.stdout  # a log's text is shown as text
+    r = runner.invoke(cli.app, ["standings", "--db", str(club_db), "--csv", "--table", "partnerships"])
+    assert r.exit_code == 0, r.output
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    sheet = [r for r in rows if r["event"] == ""]
+    assert sheet[0]["players"] == "'=HYPERLINK(\"x\") & tia" and sheet[0]["rank"] == "1"
+    r = runner.invoke(cli.app, ["standings", "--db", str(club_db), "--csv", "--table", "games"])
+    assert "'=HYPERLINK" in r.stdout and r.stdout.splitlines()[0].startswith("game_id,event,date")
+    r = runner.invoke(cli.app, ["standings", "--db", str(club_db), "--json", "--event", "Thursday club night"])
+    assert r.exit_code == 0 and len(json.loads(r.stdout)["games"]) == 4
+    r = runner.invoke(cli.app, ["standings", "--db", str(club_db), "--tiebreak", "luck"])
+    assert r.exit_code == 2 and "unknown tie-break" in r.output
+    r = runner.invoke(cli.app, ["standings"])
+    assert r.exit_code == 2
+
+
+def test_cli_from_logs():
+    r = CliRunner().invoke(cli.app, ["standings", "-q", str(CLUB[2]), "--json"])
+    assert r.exit_code == 0, r.output
+    games = json.loads(r.stdout)["games"]
+    assert [(g["game_id"], g["winner"]) for g in games] == [("sheet-0321-t1", "NS"), ("sheet-0321-t2", None)]
+
+
+def test_seats_view():
+    con = metrics_fixture.build()
+    rows = con.execute("SELECT * FROM seats WHERE game_id = 'G2' ORDER BY seat").fetchall()
+    assert [c[0] for c in con.execute("SELECT * FROM seats LIMIT 0").description] == [
+        "game_id", "hand", "seat", "side", "player", "partner", "bid", "nil", "blind", "taken"]  # fmt: skip
+    assert rows == [
+        ("G2", 1, "E", "EW", "cy", "bo", 3, False, False, 4),
+        ("G2", 1, "N", "NS", "ana", "di", 4, False, False, 4),
+        ("G2", 1, "S", "NS", "di", "ana", 0, True, False, 0),
+        ("G2", 1, "W", "EW", "bo", "cy", 4, False, False, 5),
+    ]
+    # G3: W bid nothing (no bid row); the tricks are the log's (no card play)
+    w = con.execute("SELECT bid, nil, taken FROM seats WHERE game_id = 'G3' AND seat = 'W'").fetchone()
+    assert w == (None, None, 4)
+    # one row per seat of every hand, the players as the hands table has them
+    assert con.execute("SELECT count(*) FROM seats").fetchone()[0] == 4 * con.execute("SELECT count(*) FROM hands").fetchone()[0]
+    assert con.execute(
+        "SELECT count(*) FROM seats s JOIN hands h USING (game_id, hand) WHERE s.player IS DISTINCT FROM "
+        "CASE s.seat WHEN 'N' THEN h.player_n WHEN 'E' THEN h.player_e WHEN 'S' THEN h.player_s ELSE h.player_w END"
+    ).fetchone()[0] == 0
+
+
+# --- players named everywhere (issue 12 item 1) -----------------------------------------------------
+
+
+def test_findings_name_the_player(club):
+    rows = club.execute("SELECT code, seat, player, message FROM violations ORDER BY code").fetchall()
+    assert rows == [
+        ("RENEGE", "E", "ned",
+         "hand 2, trick 2: E (ned) reneged, playing 3S on a club lead while holding 8C (played in trick 11)"),
+        ("SCORE_MISMATCH", None, None, "hand 2: EW total recorded 133, rules give 123"),
+    ]  # fmt: skip
+
+
+def test_validate_json_and_text_name_the_player():
+    r = CliRunner().invoke(cli.app, ["validate", str(CLUB[1]), "--json"])
+    data = json.loads(r.stdout)
+    [renege] = [f for g in data["games"] for f in g["findings"] if f["code"] == "RENEGE"]
+    assert (renege["seat"], renege["player"]) == ("E", "ned") and "E (ned) reneged" in renege["message"]
+    r = CliRunner().invoke(cli.app, ["validate", str(CLUB[1])])
+    assert "hand 2, trick 2: E (ned) reneged, playing 3S" in r.stdout
+
+
+def test_name_seat():
+    from spadework.analysis.engine.findings import Finding, name_seat, seat_ref
+    from spadework.parsers.seats import Seat
+
+    assert seat_ref(Seat.E, "ed") == "E (ed)" and seat_ref(Seat.E) == "E"
+    # the seat as a word, not the S of 3S or the S of NS
+    assert name_seat("hand 1, trick 3: S led 3S before spades were broken", Seat.S, "sam") == (
+        "hand 1, trick 3: S (sam) led 3S before spades were broken")
+    assert name_seat("hand 2: NS total recorded 5; S bid", Seat.S, "x(1)\\") == "hand 2: NS total recorded 5; S (x(1)\\) bid"
+    assert name_seat("hand 2: dealt by W, but N should", Seat.W, None) == "hand 2: dealt by W, but N should"
+    f = Finding(code="BID_MISSING", game_id="g", hand=1, seat=Seat.W, message="hand 1: W has no bid")
+    named = f.named(("a", "b", "c", "d"))
+    assert (named.player, named.message, named.to_row()["player"]) == ("d", "hand 1: W (d) has no bid", "d")
+    assert named.named(("a", "b", "c", "z")) is named  # named once
+    assert f.named((None, None, None, None)) is f
+
+
+def test_a_raised_finding_names_its_player_too():
+    from spadework.analysis.engine.checker import check_game
+    from spadework.analysis.engine.findings import CheckError
+    from spadework.parsers.spn import load
+
+    records = [r for r in load(CLUB[1]) if getattr(r, "game_id", None) == "cn-0314-t4"]
+    with pytest.raises(CheckError) as exc:
+        check_game(records, policy="raise")
+    assert exc.value.finding.player == "ned" and "E (ned) reneged" in exc.value.finding.message
