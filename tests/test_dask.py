@@ -217,9 +217,13 @@ def test_worker_failure_exits_2_with_its_exception(tmp_path, client, monkeypatch
 
     monkeypatch.setattr(storage, "check_part", broken)  # the workers are threads of this process
     (tmp_path / "a.jsonl").write_bytes(b"\n".join(orjson.dumps(o) for o in _season_objs(1)) + b"\n")
-    r = _cli("validate", str(tmp_path / "a.jsonl"), "--dask", client.scheduler.address, "--db", str(tmp_path / "x.duckdb"))
+    work = tmp_path / "work"
+    work.mkdir()
+    r = _cli("validate", str(tmp_path / "a.jsonl"), "--dask", client.scheduler.address, "--db", str(tmp_path / "x.duckdb"),
+             "--dask-output", str(work))  # fmt: skip
     assert r.exit_code == 2
     assert "a Dask worker failed while checking the games: RuntimeError: the core met a bad hand" in r.output
+    assert list(work.iterdir()) == []  # the other tasks finished before the working folder went
     con = connect(tmp_path / "x.duckdb", read_only=True)
     assert con.execute("SELECT count(*) FROM hands").fetchone()[0] == 0
     con.close()

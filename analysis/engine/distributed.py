@@ -83,6 +83,9 @@ PART_BYTES = 384 * 1000**2
 """Bytes of logs per partition (about 250,000 simulated hands; the check's memory stays flat)."""
 PART_HANDS = 250_000
 """Hands already in the database per partition."""
+FAILURE_WAIT = 60.0
+"""Seconds to let the other tasks of a step finish after one failed (so none writes into the
+working folder once it is removed)."""
 COMPRESSION = "zstd"
 """Of every Parquet part (as fast to write and read as no compression here, a tenth smaller)."""
 
@@ -311,13 +314,21 @@ class _Collector:
             part = partition_of(occ.column("game_id"), parts)
             for p in np.unique(part).tolist():
                 sub = occ.filter(pa.array(part == p))
-                d = os.path.join(folder, "shuffle", f"part-{p}")
-                os.makedirs(d, exist_ok=True)
+                d = _subfolder(folder, "shuffle", f"part-{p}")
                 pq.write_table(sub, os.path.join(d, f"r{task}.parquet"), compression=COMPRESSION)
         if self.errors:
-            d = os.path.join(folder, "shuffle", f"part-{task % parts}")
-            os.makedirs(d, exist_ok=True)
+            d = _subfolder(folder, "shuffle", f"part-{task % parts}")
             pq.write_table(pa.Table.from_pylist(self.errors, schema=ERROR_SCHEMA), os.path.join(d, f"e{task}.parquet"), compression=COMPRESSION)
+
+
+def _subfolder(folder: str, *names: str) -> str:
+    """``folder/names...``, created when missing; ``FileNotFoundError`` when ``folder`` itself is gone
+    (the run ended: a task still running must not create it again)."""
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"the working folder {folder} is gone")
+    d = os.path.join(folder, *names)
+    os.makedirs(d, exist_ok=True)
+    return d
 
 
 _SCAN_LOCK = threading.Lock()
@@ -590,8 +601,7 @@ def settle_and_check(
     def write(table: str, data: pa.Table) -> None:
         if data.num_rows == 0:
             return
-        dd = os.path.join(folder, "tables", table)
-        os.makedirs(dd, exist_ok=True)
+        dd = _subfolder(folder, "tables", table)
         path = os.path.join(dd, f"part-{part}.parquet")
         pq.write_table(data, path, compression=COMPRESSION)
         files.setdefault(table, []).append(path)
@@ -739,8 +749,11 @@ class _Bar:
 
 
 def _gather(client, futures: list, step: str, bar: _Bar, name: str, note=None, hint: str = "") -> list:
-    """Results of ``futures`` in their order; :class:`WorkerFailed` (the others cancelled) when one raised."""
-    from distributed import as_completed
+    """Results of ``futures`` in their order.  When one raises, the others of the step are left to
+    finish (at most :data:`FAILURE_WAIT` seconds; a running task cannot be stopped, and the working
+    folder is removed afterwards) and :class:`WorkerFailed` is raised; on an interrupt they are
+    cancelled."""
+    from distributed import as_completed, wait
 
     from spadework.analysis.engine.rules import RulesError
 
@@ -750,9 +763,11 @@ def _gather(client, futures: list, step: str, bar: _Bar, name: str, note=None, h
         for fut in as_completed(futures):
             try:
                 results[fut.key] = fut.result()
-            except RulesError:
-                raise
             except Exception as exc:  # the worker's exception, re-raised here by distributed
+                with contextlib.suppress(Exception):
+                    wait(futures, timeout=FAILURE_WAIT)
+                if isinstance(exc, RulesError):
+                    raise
                 raise WorkerFailed(step, exc, hint) from exc
             bar.advance(task, note(results[fut.key]) if note else "")
     except BaseException:
@@ -1022,9 +1037,9 @@ def _run(
         return (summary if load else None), check_summary
     finally:
         bar.close()
-        shutil.rmtree(folder, ignore_errors=True)
         with contextlib.suppress(Exception):
-            close()
+            close()  # a LocalCluster's workers stop first: nothing writes into the folder after
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def validate_dask(
