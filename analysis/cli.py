@@ -301,6 +301,21 @@ def validate(
     quiet: QuietOpt = False,
     engine: EngineOpt = "auto",
     memory_limit: MemoryOpt = None,
+    dask: Annotated[
+        Optional[str],
+        typer.Option(
+            "--dask",
+            help="Spread the work over a Dask cluster: local (a worker process per core), local:N, or a "
+            "scheduler address such as tcp://host:8786 (every worker needs spadework installed and the logs "
+            "under the same path). Same tables, findings and exit status (docs/PERFORMANCE.md, Dask).",
+            show_default=False,
+        ),
+    ] = None,
+    dask_output: Annotated[
+        Optional[Path],
+        typer.Option("--dask-output", help="Folder the Dask workers write their Parquet parts into (removed after); "
+                     "on a cluster of several machines, one every worker sees. Default: a temporary folder.", show_default=False),
+    ] = None,  # fmt: skip
 ) -> None:
     """Load and check logs in one step, and print per game the findings a tournament director acts on.
 
@@ -308,10 +323,11 @@ def validate(
     1 when the check found illegal plays or wrong scores, 2 when some input could not be read.
     """
     rules_spec = _validate_rules(_parse_rules_option(rules))
-    chosen = _engine(engine, paths=paths)
+    chosen = _dask_engine(dask, dask_output, engine) if dask else _engine(engine, paths=paths)
     con = _open_db(db)
     _limit_memory(con, memory_limit, chosen)
-    summary = _load_and_check(con, paths, fmt, rules_spec, quiet or as_json, chosen)
+    with _dask_errors():
+        summary = _load_and_check(con, paths, fmt, rules_spec, quiet or as_json, chosen)
     from spadework.analysis.present import print_validation, validation_json
 
     if as_json:
@@ -324,6 +340,33 @@ def validate(
     if summary.errors:
         raise typer.Exit(EXIT_BAD_INPUT)
     raise typer.Exit(_exit_for_findings(con))
+
+
+def _dask_engine(address: str, output: Path | None, engine: str):
+    """The engine of ``--dask`` (the compiled core on a Dask cluster); exits 2 without Dask or with
+    ``--engine reference``."""
+    from spadework.analysis.engine.distributed import DaskError, dask_engine
+
+    if engine not in ("auto", "compiled", "fast"):
+        err.print(f"error: --dask runs the compiled engine; leave out --engine {engine}")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    try:
+        return dask_engine(address, output)
+    except DaskError as exc:
+        err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
+@contextmanager
+def _dask_errors():
+    """Exit 2 with the sentence of a Dask failure (scheduler unreachable, a worker's exception)."""
+    from spadework.analysis.engine.distributed import DaskError
+
+    try:
+        yield
+    except DaskError as exc:
+        err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
 @app.command()

@@ -13,6 +13,15 @@ from rich.console import Console
 from spadework.parsers.scoresheet import protect_cell
 
 
+FINDING_ORDER = (
+    "game_id, hand NULLS LAST, coalesce(trick, 99), code, seat NULLS FIRST, card NULLS FIRST, side NULLS FIRST, "
+    "field NULLS FIRST, message, recorded NULLS FIRST, expected NULLS FIRST"
+)
+"""The order findings are printed in: by game, hand, trick (a hand's play before its scores) and code,
+then by the other columns, so rows alike in the first keys come out the same way whatever order the
+table holds them in (DuckDB's sort is not stable: a check over Dask writes the same rows in another order)."""
+
+
 def findings_by_code(con) -> list[tuple[str, int]]:
     """``[(code, count)]`` over the ``violations`` table, most frequent first."""
     return con.execute("SELECT code, count(*) AS n FROM violations GROUP BY code ORDER BY n DESC, code").fetchall()
@@ -108,8 +117,7 @@ def print_validation(con, console: Console, limit: int = 0, in_memory: bool = Fa
         "GROUP BY ALL ORDER BY g.game_id"
     ).fetchall()
     findings = con.execute(
-        "SELECT game_id, message, code FROM violations "
-        "ORDER BY game_id, hand NULLS LAST, coalesce(trick, 99), code"
+        f"SELECT game_id, message, code FROM violations ORDER BY {FINDING_ORDER}"
     ).fetchall()
     by_game: dict[str, list[tuple[str, str]]] = {}
     for game_id, message, code in findings:
@@ -153,8 +161,8 @@ def validation_json(con, summary) -> dict[str, Any]:
     ``hand_scores`` (rows of ``hand_scores``, points and bags as recomputed).
     """
     games = _rows(con, "SELECT * FROM games ORDER BY game_id")
-    findings = _rows(con, "SELECT * FROM violations ORDER BY game_id, hand NULLS LAST, coalesce(trick, 99), code")
-    scores = _rows(con, "SELECT * FROM hand_scores ORDER BY game_id, hand, side")
+    findings = _rows(con, f"SELECT * FROM violations ORDER BY {FINDING_ORDER}")
+    scores = _rows(con, "SELECT * FROM hand_scores ORDER BY game_id, hand, side, scoring")
     by_game: dict[str, dict[str, list]] = {g["game_id"]: {"findings": [], "hand_scores": []} for g in games}
     for f in findings:
         by_game.setdefault(f["game_id"], {"findings": [], "hand_scores": []})["findings"].append(f)
@@ -170,7 +178,7 @@ def validation_json(con, summary) -> dict[str, Any]:
         "load_errors": _rows(
             con,
             "SELECT source_file, source_line, message FROM load_errors WHERE list_contains(?, source_file) "
-            "ORDER BY source_file, source_line",
+            "ORDER BY source_file, source_line, message",
             [names],
         ),
         "load_errors_by_reason": [
