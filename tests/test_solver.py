@@ -163,3 +163,29 @@ def test_full_deal_from_trick_one():
     assert set(sol.cards) == {"5H", "4H", "2H", "JD", "TD", "3D", "2D", "TC", "9C", "8C", "3C"}
     assert set(sol.cards.values()) == {7}
     assert sol.nil_safe is True
+
+
+def test_equivalent_cards_that_split_in_a_matching_position():
+    # E leads the KD; N ruffs with the KS or QS (equivalent: no other live card between) and
+    # then leads the TS for S to overtake with the JS and cash three clubs: NS take all 5.
+    # The search of the TS ruff (N keeps KS QS: S's JS can never overtake) once stored an
+    # entry that matched the KS ruff's position (N holds the top spade, same lengths) though
+    # there N's QS and TS are no longer equivalent.
+    hands = [("TS", "QS", "KS", "3H", "6H"), ("6D", "8D", "JD", "QD", "KD"), ("JS", "TD", "4C", "5C", "TC"),
+             ("5S", "7H", "QH", "5D", "9D")]
+    pos = make_position(hands, "E", (), 9, spades_broken=True)
+    assert Solver(tt_bits=16).solve(pos).cards == {c: 0 for c in hands[1]}
+    s = Solver(tt_bits=16)
+    mid = make_position([("TS", "QS", "KS", "3H", "6H"), ("6D", "8D", "JD", "QD"), ("JS", "4C", "5C", "TC"),
+                         ("5S", "7H", "QH", "5D")], "E", ("KD", "TD", "9D"), 9, spades_broken=True)
+    assert s.solve(mid).cards == {"KS": 5, "QS": 5, "TS": 4, "3H": 4, "6H": 4}
+    assert exhaustive(pos)[0] == 5
+
+
+def test_equals_exhaustive_search_on_five_trick_endings_with_a_warm_table():
+    # one small table across positions: entries stored for one position are matched by others
+    rng = random.Random(55)
+    s = Solver(tt_bits=14)
+    for i in range(15 * SCALE):
+        pos = random_ending(rng, get_ruleset("standard"), 5, broken=i % 3 != 0, trick_cards=0)
+        _compare(s, pos, None)

@@ -90,7 +90,7 @@ def new_tables(tt_bits: int = TT_BITS_DEFAULT):
         np.zeros((4, 64), dtype=np.int64),
         np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
         np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
-        np.zeros(REL + MAX_PLY + 2, dtype=np.int64),
+        np.zeros(CLOCK + 1, dtype=np.int64),
     )
 
 
@@ -360,10 +360,19 @@ def _gen(h, seat, L, tmask, mv, d, sc, k, led, wseat, wsuit, wrank, hist, hint):
         while ls:
             b = HI16[ls]
             ls ^= 1 << b
-            # b is the top of its group; skip the lower cards of the group
-            ls = _skip_group(live, mine, b, ls)
+            # b is the top of its group; skip the lower cards of the group (remembering the
+            # lowest: a search that tries every move rests on the group, see ``_ab``)
+            low = b
+            below = live & ((1 << b) - 1)
+            while below:
+                x = HI16[below]
+                if not (mine >> x) & 1:
+                    break
+                ls &= ~(1 << x)
+                low = x
+                below ^= 1 << x
             c = base + b
-            mv[d, n] = c
+            mv[d, n] = c | ((base + low) << 8)
             score = hist[seat, c]
             low = (16 - b) << 34
             if k == 0:
@@ -543,6 +552,11 @@ bucket (``PT_WAYS``), so an entry can match positions that differ even in their 
 fail proof on one deal: 39M nodes with 1 and 64 ways, 7.5M with 0 and 256 ways)."""
 REL = 8
 """``stats[REL + d]``: the relevant cards (absolute bits) of the last answer at depth ``d``."""
+CLOCK = REL + MAX_PLY + 2
+"""``stats[CLOCK]``: the table's clock (stores so far), for least-recently-used eviction."""
+STAMP_SHIFT = 40
+STAMP_MASK = (1 << 23) - 1
+STAMP_LOW = (1 << STAMP_SHIFT) - 1
 
 
 @njit(cache=True)
@@ -560,18 +574,23 @@ def _pt_bucket(pt, lenkey, kmeta, t0, t1):
 
 
 @njit(cache=True)
-def _pt_store(pt, base, lenkey, kmeta, m0, m1, w0, w1, tl, ok, target, best):
+def _pt_store(pt, base, lenkey, kmeta, m0, m1, w0, w1, tl, ok, target, best, stats):
+    """Store (or tighten) an entry; when the bucket is full, evict its least recently used
+    entry (a full bucket used to overwrite its first slot forever, freezing the rest)."""
     v0 = w0 & m0
     v1 = w1 & m1
+    now = stats[CLOCK] + 1
+    stats[CLOCK] = now
+    stamp = (now & STAMP_MASK) << STAMP_SHIFT
     victim = -1
-    vtl = 1 << 20
+    vage = -1
     for i in range(PT_WAYS):
         j = base + i
         meta = pt[PT_META, j]
         if meta == 0:
-            if victim < 0 or vtl >= 0:
+            if victim < 0 or vage <= STAMP_MASK:
                 victim = j
-                vtl = -1
+                vage = STAMP_MASK + 1
             continue
         if (pt[PT_LEN, j] == lenkey and (meta & 0xFF) == kmeta and pt[PT_M0, j] == m0 and pt[PT_M1, j] == m1
                 and pt[PT_V0, j] == v0 and pt[PT_V1, j] == v1):
@@ -583,13 +602,13 @@ def _pt_store(pt, base, lenkey, kmeta, m0, m1, w0, w1, tl, ok, target, best):
             else:
                 if target - 1 < ub:
                     ub = target - 1
-            meta = (meta & 0xFF) | (lb << 8) | (ub << 16) | (tl << 24) | (best << 32)
+            meta = (meta & 0xFF) | (lb << 8) | (ub << 16) | (tl << 24) | (best << 32) | stamp
             pt[PT_META, j] = meta
             return
-        etl = (meta >> 24) & 0xFF
-        if etl < vtl:
+        age = (now - (meta >> STAMP_SHIFT)) & STAMP_MASK
+        if age > vage:
             victim = j
-            vtl = etl
+            vage = age
     lb = 0
     ub = tl
     if ok:
@@ -597,7 +616,7 @@ def _pt_store(pt, base, lenkey, kmeta, m0, m1, w0, w1, tl, ok, target, best):
     else:
         ub = target - 1
     pt[PT_LEN, victim] = lenkey
-    pt[PT_META, victim] = kmeta | (lb << 8) | (ub << 16) | (tl << 24) | (best << 32)
+    pt[PT_META, victim] = kmeta | (lb << 8) | (ub << 16) | (tl << 24) | (best << 32) | stamp
     pt[PT_M0, victim] = m0
     pt[PT_M1, victim] = m1
     pt[PT_V0, victim] = v0
@@ -657,6 +676,34 @@ def _qt_rel(h, L, can_trump):
         # partner's top cards (the lead-to-partner count)
         P = (L + 2) & 3
         rel |= _top_above(h, s, _suit(h[(L + 1) & 3], s) | _suit(h[(L + 3) & 3], s) | mine)
+    return rel
+
+
+@njit(cache=True)
+def _group_rel(mv, d, n, rel):
+    """The relevant cards of a node where every move was tried, widened for equivalent cards:
+    a move stood for its group (the mover's cards down to ``mv >> 8`` with no other live card
+    between), which rests on who holds the cards of the group.  When the group's top is among
+    the relevant cards of its suit (at or above the lowest) and the group reaches below them,
+    its lowest card becomes relevant (else a position that matches the stored entry could split
+    the group: a card there played as a small card would win by rank)."""
+    changed = True
+    while changed:
+        changed = False
+        for i in range(n):
+            m = mv[d, i]
+            c = m & 0xFF
+            low = m >> 8
+            if low == c:
+                continue
+            s = c >> 4
+            rs = _suit(rel, s)
+            if rs == 0:
+                continue
+            lowest = HI16[rs & -rs] + SUIT_BITS * s
+            if c >= lowest and low < lowest:
+                rel |= 1 << low
+                changed = True
     return rel
 
 
@@ -744,14 +791,11 @@ def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target
                     continue
                 lb = (meta >> 8) & 0xFF
                 ub = (meta >> 16) & 0xFF
-                if lb >= target:
+                if lb >= target or ub < target:
                     stats[1] += 1
                     stats[REL + d] = _masks_rel(h, pt[PT_M0, j], pt[PT_M1, j])
-                    return True
-                if ub < target:
-                    stats[1] += 1
-                    stats[REL + d] = _masks_rel(h, pt[PT_M0, j], pt[PT_M1, j])
-                    return False
+                    pt[PT_META, j] = (meta & STAMP_LOW) | ((stats[CLOCK] & STAMP_MASK) << STAMP_SHIFT)
+                    return lb >= target
                 bst = (meta >> 32) & 0xFF
                 if bst > 0 and hint < 0:
                     hint = _rel_to_card(h, bst - 1)
@@ -763,7 +807,7 @@ def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target
     cut = -1
     relacc = 0
     for i in range(n):
-        c = mv[d, i]
+        c = mv[d, i] & 0xFF
         s = c >> 4
         r = c & 15
         bit = 1 << c
@@ -807,13 +851,15 @@ def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target
                 stats[7] += 1
             break
         relacc |= crel
+    if cut < 0:
+        relacc = _group_rel(mv, d, n, relacc)
     stats[REL + d] = relacc
     if base >= 0:
         m0, m1 = _prefix_masks(h, relacc)
         best = 0
         if cut >= 0:
             best = _card_to_rel(h, cut) + 1
-        _pt_store(pt, base, lenkey, kmeta, m0, m1, w0, w1, tl, result, target, best)
+        _pt_store(pt, base, lenkey, kmeta, m0, m1, w0, w1, tl, result, target, best, stats)
     return result
 
 
@@ -828,7 +874,7 @@ def _playout(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, f
         seat = (leader + k) & 3
         L = legal_mask(hh[seat], k, led, broken, first, flags)
         n = _gen(hh, seat, L, tmask, mv, d, sc, k, led, wseat, wsuit, wrank, hist, -1)
-        c = mv[d, 0]
+        c = mv[d, 0] & 0xFF
         s = c >> 4
         r = c & 15
         hh[seat] ^= 1 << c
@@ -939,7 +985,7 @@ def solve_position(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first,
     seat = (leader + k) & 3
     L = legal_mask(h[seat], k, led, broken, first, flags)
     n = _gen(h, seat, L, tmask, mv, MAX_PLY - 1, sc, k, led, wseat, wsuit, wrank, hist, -1)
-    cards = mv[MAX_PLY - 1, :n].copy()
+    cards = mv[MAX_PLY - 1, :n] & 0xFF
     for i in range(n):
         out_cards[i] = cards[i]
         out_vals[i] = _after_card(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, cards[i], ns,
@@ -1144,7 +1190,7 @@ def judge_position(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first,
     maxi = (seat & 1) == 0
     L = legal_mask(h[seat], k, led, broken, first, flags)
     n = _gen(h, seat, L, tmask, mv, MAX_PLY - 1, sc, k, led, wseat, wsuit, wrank, hist, -1)
-    cards = mv[MAX_PLY - 1, :n].copy()
+    cards = mv[MAX_PLY - 1, :n] & 0xFF
     for i in range(n):
         c = cards[i]
         out_cards[i] = c

@@ -134,7 +134,7 @@ class Solver:
         t0 = time.perf_counter()
         lay, h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, flags = self._state(pos)
         tt_keys, tt_vals, hist, mv, sc, stats = self._tables
-        stats[:] = 0
+        stats[:kernel.CLOCK] = 0
         ns, n = kernel.solve_position(
             h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, cards, flags,
             tt_keys, tt_vals, hist, mv, sc, stats, self._out_cards, self._out_vals,
@@ -157,7 +157,7 @@ class Solver:
         nodes = int(stats[0])
         safe = None
         if nil_seat is not None:
-            stats[:] = 0
+            stats[:kernel.CLOCK] = 0
             safe = bool(
                 kernel.nil_safe(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, int(nil_seat), flags,
                                 *self._nil_tables, mv, sc, stats)
