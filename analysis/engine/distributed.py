@@ -400,7 +400,8 @@ def read_pieces(pieces: list[Piece], folder: str, task: int, parts: int, threads
         if piece.route == "range":
             data = _read_range(piece.path, piece.start, piece.stop)
             if data:
-                block = _split(data, 1)
+                # the compiled reader takes a writable uint8 array (its parallel loop rejects read-only bytes)
+                block = _split(np.frombuffer(bytearray(data), np.uint8), 1)
                 res.lines[piece.chunk] = len(block.ends)
                 _read_fast_block(piece, block, out, res)
             else:
