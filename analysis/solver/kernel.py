@@ -62,6 +62,20 @@ for _v in range(1, 1 << 16):
 HI16 = _HI16
 POP16 = _POP16
 del _v
+# PEXT8[m << 8 | x]: the bits of ``x`` at the set bits of ``m``, packed low (a software
+# ``pext`` on bytes; two lookups make a 16-bit one, see ``_pext16``)
+_x = np.arange(256, dtype=np.int64)
+_PEXT8 = np.zeros(1 << 16, dtype=np.int64)
+for _m in range(256):
+    _acc = np.zeros(256, dtype=np.int64)
+    _j = 0
+    for _b in range(8):
+        if (_m >> _b) & 1:
+            _acc |= ((_x >> _b) & 1) << _j
+            _j += 1
+    _PEXT8[_m << 8: (_m << 8) + 256] = _acc
+PEXT8 = _PEXT8
+del _x, _m, _acc, _j, _b
 
 TT_BITS_DEFAULT = 22
 MAX_PLY = 64
@@ -122,26 +136,34 @@ def legal_mask(hand, k, led, broken, first, flags):
     return ns if ns != 0 else hand
 
 
+@njit(cache=True, inline="always")
+def _pext16(x, m):
+    """The bits of ``x`` (16-bit) at the set bits of ``m``, packed low."""
+    lo = PEXT8[((m & 0xFF) << 8) | (x & 0xFF)]
+    hi = PEXT8[(m & 0xFF00) | ((x >> 8) & 0xFF)]
+    return lo | (hi << POP16[m & 0xFF])
+
+
 @njit(cache=True)
 def _key(h, leader, broken):
-    """Relative-rank key of a trick-start position: three int64 words."""
+    """Relative-rank key of a trick-start position: three int64 words.
+
+    Per suit (32 bits: spades low in ``w0``, hearts high, diamonds low in ``w1``, clubs high)
+    two planes of the owners of the suit's live cards packed in rank order (lowest live card at
+    bit 0): bits 0..15 say the card is held by E or W, bits 16..31 by S or W (N: neither).
+    ``w2`` holds the leader, spades broken and the live count per suit, so with the counts
+    fixed the top ``r`` live cards of a suit of ``n`` are bits ``n - r .. n - 1`` of each plane.
+    """
     h1, h2, h3 = h[1], h[2], h[3]
     al = h[0] | h1 | h2 | h3
+    p1 = h1 | h3
+    p2 = h2 | h3
+    w2 = leader | (broken << 2) | (1 << 40)
     w0 = 0
     w1 = 0
-    w2 = leader | (broken << 2) | (1 << 40)
     for s in range(4):
         live = _suit(al, s)
-        seq = 0
-        n = 0
-        base = SUIT_BITS * s
-        while live:
-            b = HI16[live]
-            bit = b + base
-            o = ((h1 >> bit) & 1) + (((h2 >> bit) & 1) << 1) + ((h3 >> bit) & 1) * 3
-            seq |= o << (2 * n)
-            n += 1
-            live ^= 1 << b
+        seq = _pext16(_suit(p1, s), live) | (_pext16(_suit(p2, s), live) << 16)
         if s == 0:
             w0 = seq
         elif s == 1:
@@ -150,7 +172,7 @@ def _key(h, leader, broken):
             w1 = seq
         else:
             w1 |= seq << 32
-        w2 |= n << (8 + 5 * s)
+        w2 |= POP16[live] << (8 + 5 * s)
     return w0, w1, w2
 
 
@@ -486,8 +508,8 @@ def _lenkey(h):
 
 @njit(cache=True)
 def _prefix_masks(h, rel):
-    """Masks over the relative-rank key words that keep, in each suit, the owners of the live
-    cards down to the lowest relevant card of ``rel``: ``(m0, m1)``."""
+    """Masks over the relative-rank key words (see ``_key``) that keep, in each suit, the
+    owners of the live cards down to the lowest relevant card of ``rel``: ``(m0, m1)``."""
     al = h[0] | h[1] | h[2] | h[3]
     m0 = 0
     m1 = 0
@@ -501,7 +523,8 @@ def _prefix_masks(h, rel):
             rr = POP16[live >> low]
             if rr > r:
                 r = rr
-        m = (1 << (2 * r)) - 1
+        m = ((1 << n) - 1) ^ ((1 << (n - r)) - 1)
+        m |= m << 16
         if s == 0:
             m0 |= m
         elif s == 1:
@@ -520,25 +543,22 @@ def _masks_rel(h, m0, m1):
     rel = 0
     for s in range(4):
         if s == 0:
-            m = m0 & 0xFFFFFFFF
+            m = m0 & 0xFFFF
         elif s == 1:
-            m = (m0 >> 32) & 0xFFFFFFFF
+            m = (m0 >> 32) & 0xFFFF
         elif s == 2:
-            m = m1 & 0xFFFFFFFF
+            m = m1 & 0xFFFF
         else:
-            m = (m1 >> 32) & 0xFFFFFFFF
+            m = (m1 >> 32) & 0xFFFF
         if m == 0:
             continue
-        r = 0
-        while m:
-            r += 1
-            m >>= 2
         live = _suit(al, s)
-        while r > 0 and live:
-            b = HI16[live]
-            rel |= 1 << (b + SUIT_BITS * s)
-            live ^= 1 << b
-            r -= 1
+        # drop the live cards below the covered ones (the lowest n - r)
+        drop = POP16[live] - POP16[m]
+        while drop > 0:
+            live &= live - 1
+            drop -= 1
+        rel |= live << (SUIT_BITS * s)
     return rel
 
 
