@@ -108,17 +108,17 @@ def new_tables(tt_bits: int = TT_BITS_DEFAULT):
     )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _suit(m, s):
     return (m >> (SUIT_BITS * s)) & 0xFFFF
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _popcount(m):
     return POP16[m & 0xFFFF] + POP16[(m >> 16) & 0xFFFF] + POP16[(m >> 32) & 0xFFFF] + POP16[(m >> 48) & 0xFFFF]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_mask(hand, k, led, broken, first, flags):
     """The cards of ``hand`` that may be played: following (``k`` > 0) the suit ``led`` if held,
     else anything; leading, RULES.md section 4 (trick 1: the 2C when the rule says so, no spade
@@ -136,7 +136,7 @@ def legal_mask(hand, k, led, broken, first, flags):
     return ns if ns != 0 else hand
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _pext16(x, m):
     """The bits of ``x`` (16-bit) at the set bits of ``m``, packed low."""
     lo = PEXT8[((m & 0xFF) << 8) | (x & 0xFF)]
@@ -144,7 +144,7 @@ def _pext16(x, m):
     return lo | (hi << POP16[m & 0xFF])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _key(h, leader, broken):
     """Relative-rank key of a trick-start position: three int64 words.
 
@@ -176,7 +176,7 @@ def _key(h, leader, broken):
     return w0, w1, w2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _slot(tt_keys, w0, w1, w2):
     """Index of the entry for a key (found or to fill), 4-way buckets; -1-free."""
     hsh = (w0 * -7046029254386353131) ^ (w1 * -4658895280553007687) ^ (w2 * 7640891576956012809)
@@ -195,7 +195,7 @@ def _slot(tt_keys, w0, w1, w2):
     return base + ((hsh >> 40) & 3), False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _rel_to_card(h, best):
     """A stored best lead (suit * 16 + place from the top among live cards) -> card bit, or -1."""
     if best < 0:
@@ -212,7 +212,7 @@ def _rel_to_card(h, best):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _card_to_rel(h, c):
     s = c >> 4
     live = _suit(h[0] | h[1] | h[2] | h[3], s)
@@ -221,7 +221,7 @@ def _card_to_rel(h, c):
     return s * 16 + POP16[above & 0xFFFF]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _quick_tricks(h, L, can_trump):
     """Tricks the leader ``L`` can cash at once, keeping the lead: its cards above every other
     live card of their suit (partner's too, so partner is never forced to overtake).  Spades
@@ -302,7 +302,7 @@ def _quick_tricks(h, L, can_trump):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _sure_trumps(h, side):
     """Tricks ``side`` (0 NS, 1 EW) wins for certain: the most spades one of its seats holds
     above every opposing spade (each wins the trick it is played to)."""
@@ -320,7 +320,7 @@ def _sure_trumps(h, side):
     return ca if ca > cb else cb
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _skip_group(live, mine, b, ls):
     """``ls`` without the cards of ``mine`` equivalent to ``b`` below it (no live card of
     another seat, nor a card of the current trick, between them)."""
@@ -334,7 +334,7 @@ def _skip_group(live, mine, b, ls):
     return ls
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _beaten_by(h, o, wsuit, wrank, led):
     """Can seat ``o``, still to play, beat the card (``wsuit``, ``wrank``) winning the trick?"""
     oled = _suit(h[o], led)
@@ -348,7 +348,7 @@ def _beaten_by(h, o, wsuit, wrank, led):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _gen(h, seat, L, tmask, mv, d, sc, k, led, wseat, wsuit, wrank, hist, hint):
     """Fill ``mv[d]`` with one card per group of equivalent legal cards, ``sc[d]`` with an
     ordering score, sorted best first.  Returns the number of moves.
@@ -449,7 +449,7 @@ def _gen(h, seat, L, tmask, mv, d, sc, k, led, wseat, wsuit, wrank, hist, hint):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _last_trick_ns(h, leader):
     """NS tricks (0 or 1) of the last trick, each seat holding one card."""
     c = HI16_64(h[leader])
@@ -468,7 +468,7 @@ def _last_trick_ns(h, leader):
     return 1 if (wseat & 1) == 0 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def HI16_64(m):
     """Highest set bit of a non-zero 64-bit mask."""
     for s in range(3, -1, -1):
@@ -478,7 +478,7 @@ def HI16_64(m):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _last_trick_winner(h, leader):
     c = HI16_64(h[leader])
     wsuit = c >> 4
@@ -496,7 +496,7 @@ def _last_trick_winner(h, leader):
     return wseat
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _lenkey(h):
     """The suit lengths of every hand, 4 bits each (suit-major): the partition table's key."""
     x = 0
@@ -506,7 +506,7 @@ def _lenkey(h):
     return x
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _prefix_masks(h, rel):
     """Masks over the relative-rank key words (see ``_key``) that keep, in each suit, the
     owners of the live cards down to the lowest relevant card of ``rel``: ``(m0, m1)``."""
@@ -536,7 +536,7 @@ def _prefix_masks(h, rel):
     return m0, m1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _masks_rel(h, m0, m1):
     """The live cards (absolute bits) a stored entry's masks cover: the top cards of each suit."""
     al = h[0] | h[1] | h[2] | h[3]
@@ -579,13 +579,13 @@ STAMP_MASK = (1 << 23) - 1
 STAMP_LOW = (1 << STAMP_SHIFT) - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _min_masks(h):
     """Masks of the top ``MIN_PREFIX`` cards of each suit over the relative-rank key."""
     return _prefix_masks(h, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pt_bucket(pt, lenkey, kmeta, t0, t1):
     hsh = (lenkey * -7046029254386353131) ^ (kmeta * 7640891576956012809) ^ (t0 * -4658895280553007687) ^ (t1 * 6364136223846793005)
     hsh ^= hsh >> 31
@@ -593,7 +593,7 @@ def _pt_bucket(pt, lenkey, kmeta, t0, t1):
     return (hsh & (nb - 1)) * PT_WAYS
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pt_store(pt, base, lenkey, kmeta, m0, m1, w0, w1, tl, ok, target, best, stats):
     """Store (or tighten) an entry; when the bucket is full, evict its least recently used
     entry (a full bucket used to overwrite its first slot forever, freezing the rest)."""
@@ -643,7 +643,7 @@ def _pt_store(pt, base, lenkey, kmeta, m0, m1, w0, w1, tl, ok, target, best, sta
     pt[PT_V1, victim] = v1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _last_trick_rel(h, leader):
     """``(ns, rel)`` of the last trick: NS's trick (0 or 1) and the winning card when it won by
     rank (another card of its suit in the trick)."""
@@ -667,7 +667,7 @@ def _last_trick_rel(h, leader):
     return (1 if (wseat & 1) == 0 else 0), rel
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _top_above(h, s, lim_mask):
     """All live cards of suit ``s`` above the highest card of ``lim_mask`` (a 16-bit suit mask;
     all live cards when it is empty), as absolute bits."""
@@ -677,7 +677,7 @@ def _top_above(h, s, lim_mask):
     return live << (SUIT_BITS * s)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _qt_rel(h, L, can_trump):
     """The cards a quick-trick count of ``L`` rests on: in each suit, the live cards above every
     card of the other three seats."""
@@ -699,7 +699,7 @@ def _qt_rel(h, L, can_trump):
     return rel
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _group_rel(mv, d, n, rel):
     """The relevant cards of a node where every move was tried, widened for equivalent cards:
     a move stood for its group (the mover's cards down to ``mv >> 8`` with no other live card
@@ -727,7 +727,7 @@ def _group_rel(mv, d, n, rel):
     return rel
 
 
-@njit(_SIG_AB, cache=True)
+@njit(_SIG_AB, cache=True, _nrt=False)
 def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target, d, flags,
         pt, unused, hist, mv, sc, stats):
     """Can NS take at least ``target`` of the ``tl`` tricks left (the current one included)?
@@ -926,7 +926,7 @@ def _playout(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, f
     return ns
 
 
-@njit(_SIG_EXACT, cache=True)
+@njit(_SIG_EXACT, cache=True, _nrt=False)
 def _exact(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, guess, flags,
            tt_keys, tt_vals, hist, mv, sc, stats):
     """NS's tricks of the ``tl`` left (current trick included) with best play: a run of
@@ -955,7 +955,7 @@ def _exact(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, gue
     return lo
 
 
-@njit(_SIG_AFTER, cache=True)
+@njit(_SIG_AFTER, cache=True, _nrt=False)
 def _after_card(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, c, guess, flags,
                 tt_keys, tt_vals, hist, mv, sc, stats):
     """NS's tricks of the ``tl`` left when the seat to play plays card bit ``c`` now and all
@@ -1016,7 +1016,7 @@ def solve_position(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first,
 # --- nil -----------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _gen_nil(h, seat, nil, L, tmask, mv, d, sc, k, wseat, wsuit, wrank):
     live_all = h[0] | h[1] | h[2] | h[3] | tmask
     H = h[seat]
@@ -1062,7 +1062,7 @@ def _gen_nil(h, seat, nil, L, tmask, mv, d, sc, k, wseat, wsuit, wrank):
     return n
 
 
-@njit(_SIG_NIL, cache=True)
+@njit(_SIG_NIL, cache=True, _nrt=False)
 def _nil(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, d, nil, flags,
          tt_keys, tt_vals, mv, sc, stats):
     """Can the side of seat ``nil`` keep it from winning any of the ``tl`` tricks left (the
@@ -1137,7 +1137,7 @@ def _nil(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, d, ni
     return result
 
 
-@njit(_SIG_NIL_SAFE, cache=True)
+@njit(_SIG_NIL_SAFE, cache=True, _nrt=False)
 def nil_safe(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, nil, flags,
              tt_keys, tt_vals, mv, sc, stats):
     """Entry point of the nil search (see ``_nil``)."""
@@ -1148,7 +1148,7 @@ def nil_safe(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, n
 _SIG_CHILD = _B(_A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _I, _A1, _A2, _A2_8, _A2, _A2, _A2, _A1)
 
 
-@njit(_SIG_CHILD, cache=True)
+@njit(_SIG_CHILD, cache=True, _nrt=False)
 def _child_reaches(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, c, target, flags,
                    tt_keys, tt_vals, hist, mv, sc, stats):
     """After the seat to play plays card bit ``c``, can NS still take ``target`` of the ``tl``
