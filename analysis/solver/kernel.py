@@ -42,8 +42,8 @@ _A1 = types.Array(types.int64, 1, "C")
 _A2 = types.Array(types.int64, 2, "C")
 _A2_8 = types.Array(types.int8, 2, "C")
 _SIG_AB = _B(_A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _I, _A1, _A2, _A2_8, _A2, _A2, _A2, _A1)
-_SIG_EXACT = _I(_A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _A1, _A2, _A2_8, _A2, _A2, _A2, _A1)
-_SIG_AFTER = _I(_A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _I, _A1, _A2, _A2_8, _A2, _A2, _A2, _A1)
+_SIG_EXACT = _I(_A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _I, _I, _A1, _A2, _A2_8, _A2, _A2, _A2, _A1)
+_SIG_AFTER = _I(_A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _I, _I, _I, _A1, _A2, _A2_8, _A2, _A2, _A2, _A1)
 _SIG_SOLVE = types.UniTuple(_I, 2)(
     _A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _B, _A1, _A2, _A2_8, _A2, _A2, _A2, _A1, _A1, _A1
 )
@@ -940,12 +940,14 @@ def _playout(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, f
 
 
 @njit(_SIG_EXACT, cache=True, _nrt=False)
-def _exact(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, guess, flags,
+def _exact(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, guess, lo, hi, flags,
            tt_keys, tt_vals, hist, mv, sc, stats):
-    """NS's tricks of the ``tl`` left (current trick included) with best play: a run of
-    null-window searches from ``guess`` up or down."""
-    lo = 0
-    hi = tl
+    """NS's tricks of the ``tl`` left (current trick included) with best play, known to lie in
+    ``lo..hi``: a run of null-window searches from ``guess`` up or down."""
+    if lo < 0:
+        lo = 0
+    if hi > tl:
+        hi = tl
     t = guess
     if t < 1:
         t = 1
@@ -969,10 +971,11 @@ def _exact(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, gue
 
 
 @njit(_SIG_AFTER, cache=True, _nrt=False)
-def _after_card(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, c, guess, flags,
+def _after_card(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, c, guess, lo, hi, flags,
                 tt_keys, tt_vals, hist, mv, sc, stats):
     """NS's tricks of the ``tl`` left when the seat to play plays card bit ``c`` now and all
-    play best after it."""
+    play best after it, known to lie in ``lo..hi`` (the parent's value bounds every child's:
+    at most it when NS play, at least it when EW play)."""
     seat = (leader + k) & 3
     s = c >> 4
     r = c & 15
@@ -980,7 +983,8 @@ def _after_card(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl
     h[seat] ^= bit
     nb = broken or s == 0
     if k == 0:
-        v = _exact(h, leader, k + 1, s, seat, s, r, bit, nb, first, tl, guess, flags, tt_keys, tt_vals, hist, mv, sc, stats)
+        v = _exact(h, leader, k + 1, s, seat, s, r, bit, nb, first, tl, guess, lo, hi, flags,
+                   tt_keys, tt_vals, hist, mv, sc, stats)
     else:
         nws = wseat
         nwsu = wsuit
@@ -995,10 +999,10 @@ def _after_card(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl
                 v = nsw
             else:
                 z = tl & 0
-                v = nsw + _exact(h, nws, z, z, z, z, z, z, nb, tl < 0, tl - 1, guess - nsw, flags,
-                                 tt_keys, tt_vals, hist, mv, sc, stats)
+                v = nsw + _exact(h, nws, z, z, z, z, z, z, nb, tl < 0, tl - 1, guess - nsw, lo - nsw, hi - nsw,
+                                 flags, tt_keys, tt_vals, hist, mv, sc, stats)
         else:
-            v = _exact(h, leader, k + 1, led, nws, nwsu, nwr, tmask | bit, nb, first, tl, guess, flags,
+            v = _exact(h, leader, k + 1, led, nws, nwsu, nwr, tmask | bit, nb, first, tl, guess, lo, hi, flags,
                        tt_keys, tt_vals, hist, mv, sc, stats)
     h[seat] ^= bit
     return v
@@ -1011,18 +1015,21 @@ def solve_position(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first,
     fills ``out_cards``/``out_vals`` with one card bit per group of equivalent legal cards of
     the seat to play and NS's tricks after it (count returned second)."""
     guess = _playout(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, flags, hist, mv, sc)
-    ns = _exact(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, guess, flags,
+    ns = _exact(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, guess, 0, tl, flags,
                 tt_keys, tt_vals, hist, mv, sc, stats)
     if not want_cards:
         return ns, 0
     seat = (leader + k) & 3
+    maxi = (seat & 1) == 0
     L = legal_mask(h[seat], k, led, broken, first, flags)
     n = _gen(h, seat, L, tmask, mv, MAX_PLY - 1, sc, k, led, wseat, wsuit, wrank, hist, -1)
     cards = mv[MAX_PLY - 1, :n] & 0xFF
     for i in range(n):
         out_cards[i] = cards[i]
+        lo = 0 if maxi else ns
+        hi = ns if maxi else tl
         out_vals[i] = _after_card(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, cards[i], ns,
-                                  flags, tt_keys, tt_vals, hist, mv, sc, stats)
+                                  lo, hi, flags, tt_keys, tt_vals, hist, mv, sc, stats)
     return ns, n
 
 
@@ -1215,15 +1222,15 @@ def judge_position(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first,
         ns = known
     else:
         guess = _playout(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, flags, hist, mv, sc)
-        ns = _exact(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, guess, flags,
+        ns = _exact(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, guess, 0, tl, flags,
                     tt_keys, tt_vals, hist, mv, sc, stats)
-    after = _after_card(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, played, ns, flags,
-                        tt_keys, tt_vals, hist, mv, sc, stats)
     seat = (leader + k) & 3
     maxi = (seat & 1) == 0
     L = legal_mask(h[seat], k, led, broken, first, flags)
     n = _gen(h, seat, L, tmask, mv, MAX_PLY - 1, sc, k, led, wseat, wsuit, wrank, hist, -1)
     cards = mv[MAX_PLY - 1, :n] & 0xFF
+    lows = mv[MAX_PLY - 1, :n] >> 8
+    played_best = False
     for i in range(n):
         c = cards[i]
         out_cards[i] = c
@@ -1234,4 +1241,16 @@ def judge_position(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first,
             ok = not _child_reaches(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, c, ns + 1, flags,
                                     tt_keys, tt_vals, hist, mv, sc, stats)
         out_best[i] = 1 if ok else 0
+        if ok and lows[i] <= played <= c:
+            played_best = True
+    # a card of a best group keeps ns; any other card's value lies beyond ns on the mover's
+    # side (below it when NS play, above when EW play), which bounds its exact search
+    if played_best:
+        after = ns
+    elif maxi:
+        after = _after_card(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, played, ns - 1,
+                            0, ns - 1, flags, tt_keys, tt_vals, hist, mv, sc, stats)
+    else:
+        after = _after_card(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, played, ns + 1,
+                            ns + 1, tl, flags, tt_keys, tt_vals, hist, mv, sc, stats)
     return ns, after, n
