@@ -617,10 +617,10 @@ def _pt_store(pt, base, lenkey, kmeta, m0, m1, w0, w1, tl, ok, target, best, sta
         j = base + i
         meta = pt[PT_META, j]
         if meta == 0:
-            if victim < 0 or vage <= STAMP_MASK:
-                victim = j
-                vage = STAMP_MASK + 1
-            continue
+            # entries fill a bucket from the front (an entry is never emptied, and a hit moves
+            # toward the front only among filled slots): the first empty slot ends the scan
+            victim = j
+            break
         if (pt[PT_LEN, j] == lenkey and (meta & 0xFF) == kmeta and pt[PT_M0, j] == m0 and pt[PT_M1, j] == m1
                 and pt[PT_V0, j] == v0 and pt[PT_V1, j] == v1):
             lb = (meta >> 8) & 0xFF
@@ -814,6 +814,8 @@ def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target
             for i in range(PT_WAYS):
                 j = base + i
                 meta = pt[PT_META, j]
+                if meta == 0:
+                    break  # the bucket's entries fill it from the front: no entry after this
                 if (meta & 0xFF) != kmeta or pt[PT_LEN, j] != lenkey:
                     continue
                 if (w0 & pt[PT_M0, j]) != pt[PT_V0, j] or (w1 & pt[PT_M1, j]) != pt[PT_V1, j]:
