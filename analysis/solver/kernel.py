@@ -812,13 +812,15 @@ def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target
             mm0, mm1 = _min_masks(h)
             base = _pt_bucket(pt, lenkey, kmeta, w0 & mm0, w1 & mm1)
             for i in range(PT_WAYS):
-                j = base + i
-                meta = pt[PT_META, j]
-                if meta == 0:
+                j = np.uint64(base + i)  # unsigned: no negative-index test in the hot loop
+                ln = pt[PT_LEN, j]
+                if ln == 0:
                     break  # the bucket's entries fill it from the front: no entry after this
-                if (meta & 0xFF) != kmeta or pt[PT_LEN, j] != lenkey:
+                # the masks first: entries of one bucket mostly share the suit lengths
+                if (w0 & pt[PT_M0, j]) != pt[PT_V0, j] or (w1 & pt[PT_M1, j]) != pt[PT_V1, j] or ln != lenkey:
                     continue
-                if (w0 & pt[PT_M0, j]) != pt[PT_V0, j] or (w1 & pt[PT_M1, j]) != pt[PT_V1, j]:
+                meta = pt[PT_META, j]
+                if (meta & 0xFF) != kmeta:
                     continue
                 lb = (meta >> 8) & 0xFF
                 ub = (meta >> 16) & 0xFF
