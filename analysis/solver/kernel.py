@@ -41,7 +41,7 @@ _B = types.boolean
 _A1 = types.Array(types.int64, 1, "C")
 _A2 = types.Array(types.int64, 2, "C")
 _A2_8 = types.Array(types.int8, 2, "C")
-_SIG_AB = _B(_A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _I, _A1, _A2, _A2_8, _A2, _A2, _A2, _A1)
+_SIG_AB = _B(_A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _I, _A1, _A2, _A1)
 _SIG_EXACT = _I(_A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _I, _I, _A1, _A2, _A2_8, _A2, _A2, _A2, _A1)
 _SIG_AFTER = _I(_A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _I, _I, _I, _A1, _A2, _A2_8, _A2, _A2, _A2, _A1)
 _SIG_SOLVE = types.UniTuple(_I, 2)(
@@ -91,20 +91,23 @@ def new_tables(tt_bits: int = TT_BITS_DEFAULT):
     ``pt`` int64[6, 2**bits]: the partition table, one row per field so a bucket scan reads
     contiguous memory (buckets of ``PT_WAYS`` entries: suit lengths, meta
     = leader | broken << 2 | 8 | lb << 8 | ub << 16 | tricks left << 24 | best lead + 1 << 32,
-    two masks over the relative-rank key and the masked key; an all-zero meta is empty);
+    two masks over the relative-rank key and the masked key; a zero length word is empty);
     ``spare`` int8[2**bits, 4] (unused by the trick search); ``hist`` int64[4, 64] history
     scores; ``mv``/``sc`` move buffers per ply; ``stats``: nodes, table hits, quick cut-offs,
     trick starts, moves tried at cut-off nodes, cut-off nodes, the same two at leads, then from
-    ``REL`` the relevant cards of each depth's last answer.
+    ``REL`` the relevant cards of each depth's last answer, and from ``WS_HIST`` the workspace
+    that ``hist``, ``mv`` and ``sc`` are views of (``_ab`` takes only ``stats`` and finds them
+    there).
     """
     n = 1 << tt_bits
+    ws = np.zeros(WS_SIZE, dtype=np.int64)
     return (
         np.zeros((6, n), dtype=np.int64),
         np.zeros((1, 4), dtype=np.int8),
-        np.zeros((4, 64), dtype=np.int64),
-        np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
-        np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
-        np.zeros(CLOCK + 1, dtype=np.int64),
+        ws[WS_HIST:WS_HIST + 4 * 64].reshape(4, 64),
+        ws[WS_MV:WS_MV + MAX_PLY * MAX_MOVES].reshape(MAX_PLY, MAX_MOVES),
+        ws[WS_SC:WS_SC + MAX_PLY * MAX_MOVES].reshape(MAX_PLY, MAX_MOVES),
+        ws,
     )
 
 
@@ -574,6 +577,10 @@ REL = 8
 """``stats[REL + d]``: the relevant cards (absolute bits) of the last answer at depth ``d``."""
 CLOCK = REL + MAX_PLY + 2
 """``stats[CLOCK]``: the table's clock (stores so far), for least-recently-used eviction."""
+WS_HIST = CLOCK + 1
+WS_MV = WS_HIST + 4 * 64
+WS_SC = WS_MV + MAX_PLY * MAX_MOVES
+WS_SIZE = WS_SC + MAX_PLY * MAX_MOVES
 STAMP_SHIFT = 40
 STAMP_MASK = (1 << 23) - 1
 STAMP_LOW = (1 << STAMP_SHIFT) - 1
@@ -737,8 +744,7 @@ def _group_rel(mv, d, n, rel):
 
 
 @njit(_SIG_AB, cache=True, _nrt=False)
-def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target, d, flags,
-        pt, unused, hist, mv, sc, stats):
+def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target, d, flags, pt, stats):
     """Can NS take at least ``target`` of the ``tl`` tricks left (the current one included)?
 
     ``h`` int64[4] hands (changed and restored); ``leader`` of the current trick; ``k`` cards
@@ -754,6 +760,11 @@ def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target
     cards whose ranks never mattered.
     """
     stats[0] += 1
+    # the history table and move buffers live in ``stats`` (see ``new_tables``): fewer array
+    # arguments to push at every recursive call (numba passes an array as 7 to 9 words)
+    hist = stats[WS_HIST:WS_HIST + 4 * 64].reshape((4, 64))
+    mv = stats[WS_MV:WS_MV + MAX_PLY * MAX_MOVES].reshape((MAX_PLY, MAX_MOVES))
+    sc = stats[WS_SC:WS_SC + MAX_PLY * MAX_MOVES].reshape((MAX_PLY, MAX_MOVES))
     # typed zeros and False for the recursive calls (a literal argument would make numba
     # type another specialization of this recursive function)
     z = tl & 0
@@ -852,8 +863,7 @@ def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target
         nb = broken or s == 0
         crel = 0
         if k == 0:
-            res = _ab(h, leader, k + 1, s, seat, s, r, bit, nb, first, tl, target, d + 1, flags,
-                      pt, unused, hist, mv, sc, stats)
+            res = _ab(h, leader, k + 1, s, seat, s, r, bit, nb, first, tl, target, d + 1, flags, pt, stats)
             crel = stats[REL + d + 1]
         else:
             nws = wseat
@@ -865,15 +875,14 @@ def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target
                 nwr = r
             if k == 3:
                 nsw = 1 if (nws & 1) == 0 else 0
-                res = _ab(h, nws, z, z, z, z, z, z, nb, no, tl - 1, target - nsw, d + 1, flags,
-                          pt, unused, hist, mv, sc, stats)
+                res = _ab(h, nws, z, z, z, z, z, z, nb, no, tl - 1, target - nsw, d + 1, flags, pt, stats)
                 crel = stats[REL + d + 1]
                 # the trick's winner matters by rank when another card of its suit was played
                 if _suit(tmask | bit, nwsu) & ~(1 << nwr):
                     crel |= 1 << (SUIT_BITS * nwsu + nwr)
             else:
                 res = _ab(h, leader, k + 1, led, nws, nwsu, nwr, tmask | bit, nb, first, tl, target, d + 1,
-                          flags, pt, unused, hist, mv, sc, stats)
+                          flags, pt, stats)
                 crel = stats[REL + d + 1]
         h[seat] ^= bit
         if res == maxi:
@@ -964,8 +973,7 @@ def _exact(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, gue
             t = lo + 1
         if t > hi:
             t = hi
-        if _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, t, tl & 0, flags,
-               tt_keys, tt_vals, hist, mv, sc, stats):
+        if _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, t, tl & 0, flags, tt_keys, stats):
             lo = t
             t = t + 1
         else:
@@ -1185,8 +1193,7 @@ def _child_reaches(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first,
     nb = broken or s == 0
     z = tl & 0
     if k == 0:
-        res = _ab(h, leader, k + 1, s, seat, s, r, bit, nb, first, tl, target, z, flags,
-                  tt_keys, tt_vals, hist, mv, sc, stats)
+        res = _ab(h, leader, k + 1, s, seat, s, r, bit, nb, first, tl, target, z, flags, tt_keys, stats)
     else:
         nws = wseat
         nwsu = wsuit
@@ -1200,11 +1207,9 @@ def _child_reaches(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first,
             if tl == 1:
                 res = nsw >= target
             else:
-                res = _ab(h, nws, z, z, z, z, z, z, nb, tl < 0, tl - 1, target - nsw, z, flags,
-                          tt_keys, tt_vals, hist, mv, sc, stats)
+                res = _ab(h, nws, z, z, z, z, z, z, nb, tl < 0, tl - 1, target - nsw, z, flags, tt_keys, stats)
         else:
-            res = _ab(h, leader, k + 1, led, nws, nwsu, nwr, tmask | bit, nb, first, tl, target, z, flags,
-                      tt_keys, tt_vals, hist, mv, sc, stats)
+            res = _ab(h, leader, k + 1, led, nws, nwsu, nwr, tmask | bit, nb, first, tl, target, z, flags, tt_keys, stats)
     h[seat] ^= bit
     return res
 
