@@ -41,7 +41,7 @@ _B = types.boolean
 _A1 = types.Array(types.int64, 1, "C")
 _A2 = types.Array(types.int64, 2, "C")
 _A2_8 = types.Array(types.int8, 2, "C")
-_SIG_AB = _B(_A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _I, _A1, _A2, _A1)
+_SIG_AB = _B(_I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _I, _A2, _A1)
 _SIG_EXACT = _I(_A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _I, _I, _A1, _A2, _A2_8, _A2, _A2, _A2, _A1)
 _SIG_AFTER = _I(_A1, _I, _I, _I, _I, _I, _I, _I, _B, _B, _I, _I, _I, _I, _I, _A1, _A2, _A2_8, _A2, _A2, _A2, _A1)
 _SIG_SOLVE = types.UniTuple(_I, 2)(
@@ -580,7 +580,18 @@ CLOCK = REL + MAX_PLY + 2
 WS_HIST = CLOCK + 1
 WS_MV = WS_HIST + 4 * 64
 WS_SC = WS_MV + MAX_PLY * MAX_MOVES
-WS_SIZE = WS_SC + MAX_PLY * MAX_MOVES
+WS_H = WS_SC + MAX_PLY * MAX_MOVES
+WS_FLAGS = WS_H + 4
+WS_SIZE = WS_FLAGS + 2
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _load_ws(h, flags, stats):
+    """Copy the hands and rule flags where ``_ab`` reads them (and changes and restores the hands)."""
+    for i in range(4):
+        stats[WS_H + i] = h[i]
+    stats[WS_FLAGS] = flags[0]
+    stats[WS_FLAGS + 1] = flags[1]
 STAMP_SHIFT = 40
 STAMP_MASK = (1 << 23) - 1
 STAMP_LOW = (1 << STAMP_SHIFT) - 1
@@ -744,7 +755,7 @@ def _group_rel(mv, d, n, rel):
 
 
 @njit(_SIG_AB, cache=True, _nrt=False)
-def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target, d, flags, pt, stats):
+def _ab(leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target, d, pt, stats):
     """Can NS take at least ``target`` of the ``tl`` tricks left (the current one included)?
 
     ``h`` int64[4] hands (changed and restored); ``leader`` of the current trick; ``k`` cards
@@ -760,8 +771,11 @@ def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target
     cards whose ranks never mattered.
     """
     stats[0] += 1
-    # the history table and move buffers live in ``stats`` (see ``new_tables``): fewer array
+    # the hands, rule flags, history table and move buffers live in ``stats`` (see
+    # ``new_tables``; callers load the hands and flags with ``_load_ws``): fewer array
     # arguments to push at every recursive call (numba passes an array as 7 to 9 words)
+    h = stats[WS_H:WS_H + 4]
+    flags = stats[WS_FLAGS:WS_FLAGS + 2]
     hist = stats[WS_HIST:WS_HIST + 4 * 64].reshape((4, 64))
     mv = stats[WS_MV:WS_MV + MAX_PLY * MAX_MOVES].reshape((MAX_PLY, MAX_MOVES))
     sc = stats[WS_SC:WS_SC + MAX_PLY * MAX_MOVES].reshape((MAX_PLY, MAX_MOVES))
@@ -863,7 +877,7 @@ def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target
         nb = broken or s == 0
         crel = 0
         if k == 0:
-            res = _ab(h, leader, k + 1, s, seat, s, r, bit, nb, first, tl, target, d + 1, flags, pt, stats)
+            res = _ab(leader, k + 1, s, seat, s, r, bit, nb, first, tl, target, d + 1, pt, stats)
             crel = stats[REL + d + 1]
         else:
             nws = wseat
@@ -875,14 +889,14 @@ def _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, target
                 nwr = r
             if k == 3:
                 nsw = 1 if (nws & 1) == 0 else 0
-                res = _ab(h, nws, z, z, z, z, z, z, nb, no, tl - 1, target - nsw, d + 1, flags, pt, stats)
+                res = _ab(nws, z, z, z, z, z, z, nb, no, tl - 1, target - nsw, d + 1, pt, stats)
                 crel = stats[REL + d + 1]
                 # the trick's winner matters by rank when another card of its suit was played
                 if _suit(tmask | bit, nwsu) & ~(1 << nwr):
                     crel |= 1 << (SUIT_BITS * nwsu + nwr)
             else:
-                res = _ab(h, leader, k + 1, led, nws, nwsu, nwr, tmask | bit, nb, first, tl, target, d + 1,
-                          flags, pt, stats)
+                res = _ab(leader, k + 1, led, nws, nwsu, nwr, tmask | bit, nb, first, tl, target, d + 1,
+                           pt, stats)
                 crel = stats[REL + d + 1]
         h[seat] ^= bit
         if res == maxi:
@@ -973,7 +987,8 @@ def _exact(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, gue
             t = lo + 1
         if t > hi:
             t = hi
-        if _ab(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, t, tl & 0, flags, tt_keys, stats):
+        _load_ws(h, flags, stats)
+        if _ab(leader, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, t, tl & 0, tt_keys, stats):
             lo = t
             t = t + 1
         else:
@@ -1192,8 +1207,9 @@ def _child_reaches(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first,
     h[seat] ^= bit
     nb = broken or s == 0
     z = tl & 0
+    _load_ws(h, flags, stats)
     if k == 0:
-        res = _ab(h, leader, k + 1, s, seat, s, r, bit, nb, first, tl, target, z, flags, tt_keys, stats)
+        res = _ab(leader, k + 1, s, seat, s, r, bit, nb, first, tl, target, z, tt_keys, stats)
     else:
         nws = wseat
         nwsu = wsuit
@@ -1207,9 +1223,9 @@ def _child_reaches(h, leader, k, led, wseat, wsuit, wrank, tmask, broken, first,
             if tl == 1:
                 res = nsw >= target
             else:
-                res = _ab(h, nws, z, z, z, z, z, z, nb, tl < 0, tl - 1, target - nsw, z, flags, tt_keys, stats)
+                res = _ab(nws, z, z, z, z, z, z, nb, tl < 0, tl - 1, target - nsw, z, tt_keys, stats)
         else:
-            res = _ab(h, leader, k + 1, led, nws, nwsu, nwr, tmask | bit, nb, first, tl, target, z, flags, tt_keys, stats)
+            res = _ab(leader, k + 1, led, nws, nwsu, nwr, tmask | bit, nb, first, tl, target, z, tt_keys, stats)
     h[seat] ^= bit
     return res
 
