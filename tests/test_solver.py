@@ -189,3 +189,47 @@ def test_equals_exhaustive_search_on_five_trick_endings_with_a_warm_table():
     for i in range(15 * SCALE):
         pos = random_ending(rng, get_ruleset("standard"), 5, broken=i % 3 != 0, trick_cards=0)
         _compare(s, pos, None)
+
+
+def test_judge_position_equals_exhaustive_search_for_every_card():
+    # judge_position takes a best card's value from its group test and searches any other card
+    # only beyond the parent's value (below it for NS, above it for EW): every card judged,
+    # with the parent's value given (as analyse does) and searched, equals the exhaustive search
+    import numpy as np
+
+    from spadework.analysis.solver import kernel
+    from spadework.analysis.solver.position import solver_layout
+    from spadework.parsers.encoding import CARD_ID
+
+    rng = random.Random(66)
+    s = Solver(tt_bits=14)
+    out_cards = np.zeros(kernel.MAX_MOVES, dtype=np.int64)
+    out_best = np.zeros(kernel.MAX_MOVES, dtype=np.int64)
+    costly = 0
+    for i in range(60 * SCALE):
+        rs = get_ruleset(rng.choice(RULESETS))
+        pos = random_ending(rng, rs, rng.choice([2, 3, 4]), broken=i % 2 == 0)
+        ns, ew, cards, _ = exhaustive(pos)
+        mover_ew = int(pos.to_play) & 1
+        best = ew if mover_ew else ns
+        lay = solver_layout(rs.deck)
+        for card, value in cards.items():
+            costly += value != best
+            for known in (-1, ns):
+                _, h, ldr, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, flags = s._state(pos)
+                tt_keys, tt_vals, hist, mv, sc, stats = s._tables
+                got_ns, after, m = kernel.judge_position(
+                    h, ldr, k, led, wseat, wsuit, wrank, tmask, broken, first, tl, int(lay.bit[CARD_ID[card]]),
+                    known, flags, tt_keys, tt_vals, hist, mv, sc, stats, out_cards, out_best)
+                assert got_ns == ns, (pos, card, known)
+                assert (tl - after if mover_ew else after) == value, (pos, card, known)
+                n_best = sum(int(out_best[j]) for j in range(m))
+                assert (n_best > 0) and all(
+                    bool(out_best[j]) == (card_value_of(cards, lay, int(out_cards[j])) == best) for j in range(m)
+                ), (pos, card, known)
+    assert costly > 20  # cards that cost tricks were judged too
+
+
+def card_value_of(cards, lay, bit):
+    """The exhaustive value of the card at solver bit ``bit`` (a group's top card)."""
+    return cards[lay.card[bit]]
