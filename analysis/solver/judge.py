@@ -99,7 +99,8 @@ def judge_hand(record: HandRecord, ruleset: Ruleset | None = None, solver: Solve
     """Judge every card of ``record`` (see the module text for what is judged and skipped).
 
     ``ruleset``: the hand's rules (default: what the record names).  ``solver``: a
-    :class:`~spadework.analysis.solver.solve.Solver` to reuse (its table speeds up later hands).
+    :class:`~spadework.analysis.solver.solve.Solver` to reuse (its arrays; its table is emptied
+    at the start of the hand, and each card's search reuses the entries of the cards before).
     Never raises for a bad hand: it comes back with a ``status`` and ``reason``.
     """
     rs = ruleset or get_ruleset(record.rules)
@@ -110,6 +111,7 @@ def judge_hand(record: HandRecord, ruleset: Ruleset | None = None, solver: Solve
     if problem:
         return HandJudgement(gid, h, None, status="bad_deal", reason=problem, players=record.players)
     solver = solver or Solver()
+    solver.forget()  # another deal's entries only lengthen the scans (see Solver.forget)
     lay = solver_layout(rs.deck)
     leader = first_leader(record.dealer, rs, record.deal)
     state = PlayState.start(record.deal, leader, rs)

