@@ -630,18 +630,19 @@ def _pt_store(pt, base, lenkey, kmeta, m0, m1, w0, w1, tl, ok, target, best, sta
     stats[CLOCK] = now
     stamp = (now & STAMP_MASK) << STAMP_SHIFT
     victim = -1
-    vage = -1
     for i in range(PT_WAYS):
-        j = base + i
-        if pt[PT_LEN, j] == 0:
+        j = np.uint64(base + i)
+        ln = pt[PT_LEN, j]
+        if ln == 0:
             # entries fill a bucket from the front (an entry is only emptied with the whole
             # table, and a hit moves toward the front only among filled slots): the first
             # empty slot ends the scan
-            victim = j
+            victim = base + i
             break
-        meta = pt[PT_META, j]
-        if (pt[PT_LEN, j] == lenkey and (meta & 0xFF) == kmeta and pt[PT_M0, j] == m0 and pt[PT_M1, j] == m1
-                and pt[PT_V0, j] == v0 and pt[PT_V1, j] == v1):
+        # the masks first: they tell most entries of a bucket apart
+        if (pt[PT_M0, j] == m0 and pt[PT_V0, j] == v0 and pt[PT_M1, j] == m1 and pt[PT_V1, j] == v1
+                and ln == lenkey and (pt[PT_META, j] & 0xFF) == kmeta):
+            meta = pt[PT_META, j]
             lb = (meta >> 8) & 0xFF
             ub = (meta >> 16) & 0xFF
             if ok:
@@ -653,10 +654,15 @@ def _pt_store(pt, base, lenkey, kmeta, m0, m1, w0, w1, tl, ok, target, best, sta
             meta = (meta & 0xFF) | (lb << 8) | (ub << 16) | (tl << 24) | (best << 32) | stamp
             pt[PT_META, j] = meta
             return
-        age = (now - (meta >> STAMP_SHIFT)) & STAMP_MASK
-        if age > vage:
-            victim = j
-            vage = age
+    if victim < 0:
+        # a full bucket: the least recently used entry goes
+        vage = -1
+        for i in range(PT_WAYS):
+            j = np.uint64(base + i)
+            age = (now - (pt[PT_META, j] >> STAMP_SHIFT)) & STAMP_MASK
+            if age > vage:
+                victim = base + i
+                vage = age
     lb = 0
     ub = tl
     if ok:
