@@ -1,9 +1,9 @@
 """Solve a position: tricks each side takes with best play, every legal card's value, nil safety.
 
-:class:`Solver` owns the search tables (a transposition table of about 2**20 positions,
-~40 MB); keep one per process and call :meth:`Solver.solve` for each position: table entries
-are keyed on relative ranks, so they stay valid across positions and deals and later solves of
-the same hand are much faster.  :func:`solve` uses a shared one.
+:class:`Solver` owns the search tables (a transposition table of 2**22 positions, ~200 MB);
+keep one per process and call :meth:`Solver.solve` for each position: table entries are keyed
+on relative ranks, so they stay valid across positions and deals and later solves of the same
+hand are much faster (:meth:`Solver.forget` empties the table cheaply between deals).  :func:`solve` uses a shared one.
 """
 
 from __future__ import annotations
@@ -64,7 +64,8 @@ class Solution:
 class Solver:
     """The search tables and the entry points of the double-dummy solver (one per process or thread).
 
-    ``tt_bits``: the transposition table holds ``2**tt_bits`` positions (20: about 40 MB).
+    ``tt_bits``: the transposition table holds ``2**tt_bits`` positions (48 bytes each: 22, the
+    default, about 200 MB).
     """
 
     def __init__(self, tt_bits: int = kernel.TT_BITS_DEFAULT) -> None:
