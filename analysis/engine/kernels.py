@@ -205,18 +205,59 @@ def alloc_find(n: int) -> FindOut:
     return FindOut(*(np.zeros(n, dtype=d) for d in FIND_SPEC.values()))
 
 
+# scratch arrays of one run_games call, allocated in Python and passed in (numba compiles np.zeros /
+# np.empty once per shape kind and dtype: about 0.8 CPU-seconds of the first compile), as three flat
+# arrays (one per dtype: a tuple of 22 arrays costs about as much again to type and unbox)
+WORK_SPEC = {
+    "tot": ((2, 2), np.float64),
+    "bags": ((2, 2), np.int64),
+    "log_t": (2, np.float64),
+    "log_b": (2, np.int64),
+    "final": (2, np.float64),
+    "eff": (4, np.int64),
+    "bid": ((4, 4), np.float64),
+    "reneges": (64, np.int64),
+    "taken": (4, np.int64),
+    "taken_s": (4, np.int64),
+    "taken_p": (4, np.int64),
+    "own_totals": (2, np.int64),
+    "before_t": (2, np.float64),
+    "before_b": (2, np.int64),
+    "pc": ((13, 4), np.int64),
+    "pl": (13, np.int64),
+    "later": ((14, 4), np.uint64),
+    "hold": (4, np.uint64),
+    "held0": (4, np.uint64),
+    "unknown": (4, np.int64),
+    "true_res": ((2, 9), np.float64),
+    "lg": (9, np.float64),
+}
+"""The scratch arrays of :func:`run_games`: name -> (shape, dtype), each dtype's arrays one after another."""
+WORK_SIZES = (53, 159, 64)
+"""Elements of the float64, int64 and uint64 scratch arrays (``run_games`` slices its views from them)."""
+
+
+def alloc_work() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Zeroed scratch arrays (float64, int64, uint64) for one :func:`run_games` call."""
+    return (np.zeros(WORK_SIZES[0], np.float64), np.zeros(WORK_SIZES[1], np.int64), np.zeros(WORK_SIZES[2], np.uint64))
+
+
 # --- small helpers ---------------------------------------------------------------------------------
+
+_helper = njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")
+"""Called from compiled code only: no Python or C entry point is built for it, and no division
+check (every division is by a number known not to be zero), which shortens the first compile."""
 #
 # Helpers take plain arrays and scalars, never the namedtuples: numba passes (and reference-counts)
 # every array of a tuple at each call, which cost both compile time and run time.
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _bit(c):
     return np.uint64(1) << np.uint64(c)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _has(mask, c):
     return (mask >> np.uint64(c)) & np.uint64(1) != np.uint64(0)
 
@@ -238,7 +279,7 @@ def _emit(F, pos, write, hand, code, trick, seat, card, side, field, recorded, e
     return pos + 1
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _blind_value_known(opt, v):
     """``Ruleset.blind_bid_known``: ``v`` is one of the blind numeric bid values (``opt``: one ruleset row)."""
     if opt[O_BLIND_BIDS] == 0:
@@ -251,7 +292,7 @@ def _blind_value_known(opt, v):
 # --- DEAL_INVALID ---------------------------------------------------------------------------------
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _check_deal(deal, deal_len, i, deck, F, pos, write):
     """DEAL_INVALID (one finding naming the first problem: a card outside the deck, else a card
     dealt twice, else a seat without 13 cards).  Returns ``(pos, dup_in_seat)``: ``dup_in_seat``
@@ -310,7 +351,7 @@ def _check_deal(deal, deal_len, i, deck, F, pos, write):
 # --- bidding (RULES.md section 3) -------------------------------------------------------------------
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _check_bids(bid_seat, bid_value, bid_nil, bid_blind, bid_whole, nb, dealer, i, opt, own_totals, scores_known,
                 eff, F, pos, write):
     """BID_OUT_OF_TURN, BID_INVALID, BLIND_BID_NOT_ALLOWED, BID_MISSING and the side limits, in the
@@ -408,7 +449,7 @@ def _check_bids(bid_seat, bid_value, bid_nil, bid_blind, bid_whole, nb, dealer, 
 # --- the play (RULES.md section 4, section 7 "Gaps in the record") -----------------------------------
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _popcount(m):
     n = 0
     while m != np.uint64(0):
@@ -417,7 +458,7 @@ def _popcount(m):
     return n
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _proof(cards, doubtful, unknown_k, later):
     """The cards among ``cards`` (a seat's holding) a finding may rest on (``replay.PlayState._proof``):
     never a card some seat plays without holding it (``doubtful``), and none at all when every one may
@@ -429,7 +470,7 @@ def _proof(cards, doubtful, unknown_k, later):
     return cards
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _prepare_proofs(i, nt, trick_leader, pc, pl, held0, later):
     """Fill ``later[t, s]`` (the cards seat ``s`` plays in tricks ``t..``) and return the cards some
     seat plays without holding them (``replay._doubtful_cards``)."""
@@ -464,7 +505,7 @@ def _prepare_proofs(i, nt, trick_leader, pc, pl, held0, later):
     return doubtful
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, has_deal, deal, deal_len,
             opt, suit, power, deck, suit_mask, t_leader, t_winner, t_led, t_broken, taken,
             F, pos, write, reneges, pc, pl, later, hold, held0, unknown):
@@ -645,7 +686,7 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
 # --- tricks taken and the record's completeness ------------------------------------------------------
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _check_taken(i, nt, complete, ends_short, has_taken, taken_rec, taken, taken_score, F, pos, write):
     """The hand's own HAND_INCOMPLETE (no card play, fewer than 13 tricks, or short tricks at the end,
     with no tricks-taken record) and TRICKS_TAKEN_MISMATCH; fills ``taken_score[4]`` (the tricks the
@@ -679,7 +720,7 @@ def _check_taken(i, nt, complete, ends_short, has_taken, taken_rec, taken, taken
 # --- scoring (RULES.md section 5) ---------------------------------------------------------------------
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _score_side(opt, bid, side, taken, total_before, bags_before):
     """``scoring.score_side`` for ``side``: (contract, tricks, made, bags_this_hand, nil_points,
     bag_penalty, points, total, bags).  ``bid``: float64[4, 4], per seat (has a bid, value, nil,
@@ -739,7 +780,7 @@ def _score_side(opt, bid, side, taken, total_before, bags_before):
     return contract, counting, made, bags_hand, nil_points, penalty, points, total_before + points, bags_total
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _penalty_taken(bid, taken_score, reneges, nren, k, out):
     """``scoring.apply_renege_penalty``: ``k`` tricks per renege, only from a seat that did not bid nil
     (the offender, then its partner) to one that did not (the offender's left, else its right), so a
@@ -765,7 +806,7 @@ def _penalty_taken(bid, taken_score, reneges, nren, k, out):
             out[taker] += 1
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _winner_of(opt, ns, ew):
     """``scoring.game_winner``: side id or NO_SEAT."""
     if max(ns, ew) >= opt[O_TARGET] and ns != ew:
@@ -780,7 +821,7 @@ def _winner_of(opt, ns, ew):
 # --- the recorded scores (RULES.md section 5, "Checking recorded scores") -----------------------------
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _log_bags(opt, res, bags_before, implied, has_implied):
     """``checker._log_bags``: the log's own bag count after a hand recording none: the rules' count,
     except where the points it records (or its total implies) show the bag penalties it applied.
@@ -796,7 +837,7 @@ def _log_bags(opt, res, bags_before, implied, has_implied):
     return np.int64(left) if left >= 0 else bags
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _check_scores(i, first, check_before, check_score, score_points, score_total, score_bags, score_before,
                   bags_before, opt, bid, taken_off, true_t, true_b, true_res, log_t, log_b, lg, F, pos, write):
     """SCORE_MISMATCH (``checker._ScoreChecker``): a recorded value is wrong only when the rules give it
@@ -850,13 +891,13 @@ def _check_scores(i, first, check_before, check_score, score_points, score_total
 # --- the games -----------------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
-def run_games(P, R, Out, F, games, offsets, write):
+@njit(cache=True, nogil=True, error_model="numpy")
+def run_games(P, R, Out, F, games, offsets, write, wf, wi, wu):
     """Check each game of ``games`` (``checker.check_game``): every hand replayed and scored in hand
     order, missing hands, the dealer rotation, the recorded scores against the true state and the
     log's own, the end of the game and the recorded winner.  Fills the per-hand and per-game outputs;
     game ``games[k]`` writes its findings from row ``offsets[k]`` of ``F`` when ``write``, else only
-    counts them (``Out.g_nfind``).
+    counts them (``Out.g_nfind``).  ``wf``/``wi``/``wu``: scratch arrays (:func:`alloc_work`), one set per call.
 
     Releases the GIL: :func:`run_core` runs slices of the games on several threads at once (games
     share no state; each writes only its own rows).  The loop body is the whole game check (not a
@@ -866,28 +907,29 @@ def run_games(P, R, Out, F, games, offsets, write):
     score_total, score_bags, score_points = P.score_total, P.score_bags, P.score_points
     hs_contract, hs_tricks, hs_made, hs_bags_hand = Out.hs_contract, Out.hs_tricks, Out.hs_made, Out.hs_bags_hand
     hs_nil, hs_penalty, hs_points, hs_total, hs_bags = Out.hs_nil, Out.hs_penalty, Out.hs_points, Out.hs_total, Out.hs_bags
-    tot = np.zeros((2, 2), dtype=np.float64)  # [chain, side]: as played, after the penalty
-    bags = np.zeros((2, 2), dtype=np.int64)
-    log_t = np.zeros(2, dtype=np.float64)  # the log's own state
-    log_b = np.zeros(2, dtype=np.int64)
-    final = np.zeros(2, dtype=np.float64)
-    eff = np.empty(4, dtype=np.int64)
-    bid = np.zeros((4, 4), dtype=np.float64)
-    reneges = np.empty(64, dtype=np.int64)
-    taken = np.zeros(4, dtype=np.int64)
-    taken_s = np.zeros(4, dtype=np.int64)
-    taken_p = np.zeros(4, dtype=np.int64)
-    own_totals = np.zeros(2, dtype=np.int64)
-    before_t = np.zeros(2, dtype=np.float64)
-    before_b = np.zeros(2, dtype=np.int64)
-    pc = np.zeros((13, 4), dtype=np.int64)
-    pl = np.zeros(13, dtype=np.int64)
-    later = np.zeros((14, 4), dtype=np.uint64)
-    hold = np.zeros(4, dtype=np.uint64)
-    held0 = np.zeros(4, dtype=np.uint64)
-    unknown = np.zeros(4, dtype=np.int64)
-    true_res = np.zeros((2, 9), dtype=np.float64)
-    lg = np.zeros(9, dtype=np.float64)
+    # views of the scratch arrays (float64, int64, uint64), laid out as WORK_SPEC lists them
+    tot = wf[0:4].reshape((2, 2))
+    log_t = wf[4:6]
+    final = wf[6:8]
+    bid = wf[8:24].reshape((4, 4))
+    before_t = wf[24:26]
+    true_res = wf[26:44].reshape((2, 9))
+    lg = wf[44:53]
+    bags = wi[0:4].reshape((2, 2))
+    log_b = wi[4:6]
+    eff = wi[6:10]
+    reneges = wi[10:74]
+    taken = wi[74:78]
+    taken_s = wi[78:82]
+    taken_p = wi[82:86]
+    own_totals = wi[86:88]
+    before_b = wi[88:90]
+    pc = wi[90:142].reshape((13, 4))
+    pl = wi[142:155]
+    unknown = wi[155:159]
+    later = wu[0:56].reshape((14, 4))
+    hold = wu[56:60]
+    held0 = wu[60:64]
     for kg in range(games.shape[0]):
         g = np.int64(games[kg])
         pos = np.int64(offsets[kg])
@@ -1068,7 +1110,7 @@ def _threads() -> int:
 def _parallel(P, R, Out, F, games: np.ndarray, offsets: np.ndarray, write: bool, threads: int) -> None:
     """``run_games`` over ``games`` on ``threads`` threads, in slices of about equal hand counts."""
     if threads <= 1 or len(games) < 2 * threads:
-        run_games(P, R, Out, F, games, offsets, write)
+        run_games(P, R, Out, F, games, offsets, write, *alloc_work())
         return
     from concurrent.futures import ThreadPoolExecutor
 
@@ -1078,7 +1120,7 @@ def _parallel(P, R, Out, F, games: np.ndarray, offsets: np.ndarray, write: bool,
     bounds = [0, *sorted(set(int(c) for c in cuts)), len(games)]
     with ThreadPoolExecutor(threads) as pool:
         jobs = [
-            pool.submit(run_games, P, R, Out, F, games[lo:hi], offsets[lo:hi], write)
+            pool.submit(run_games, P, R, Out, F, games[lo:hi], offsets[lo:hi], write, *alloc_work())
             for lo, hi in zip(bounds, bounds[1:])
             if hi > lo
         ]
