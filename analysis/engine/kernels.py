@@ -892,21 +892,28 @@ def _check_scores(i, first, check_before, check_score, score_points, score_total
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def run_games(P, R, Out, F, games, offsets, write, wf, wi, wu):
+def run_games(
+    # HandsIn, then RulesIn, then CoreOut, field by field (checked below)
+    p_game_start, p_game_ruleset, p_game_rules_flag, p_hand_no, p_dealer, p_has_deal, p_deal, p_deal_len, p_n_tricks,
+    p_trick_leader, p_trick_len, p_trick_cards, p_trick_winner, p_n_bids, p_bid_seat, p_bid_value, p_bid_nil,
+    p_bid_blind, p_bid_whole, p_has_taken, p_taken, p_score_points, p_score_total, p_score_bags, p_score_before,
+    p_bags_before, p_winner, p_overflow,
+    r_opt, r_play_suit, r_play_power, r_deck_mask, r_suit_mask,
+    o_t_leader, o_t_winner, o_t_led, o_t_broken, o_taken, o_taken_score, o_hs_contract, o_hs_tricks, o_hs_made,
+    o_hs_bags_hand, o_hs_penalty, o_hs_nil, o_hs_points, o_hs_total, o_hs_bags, o_n_find, o_log_total, o_log_bags,
+    o_g_total, o_g_winner, o_g_ended, o_g_ended_row, o_g_nfind, o_g_reference,
+    F, games, offsets, write, wf, wi, wu,
+):
     """Check each game of ``games`` (``checker.check_game``): every hand replayed and scored in hand
     order, missing hands, the dealer rotation, the recorded scores against the true state and the
     log's own, the end of the game and the recorded winner.  Fills the per-hand and per-game outputs;
     game ``games[k]`` writes its findings from row ``offsets[k]`` of ``F`` when ``write``, else only
-    counts them (``Out.g_nfind``).  ``wf``/``wi``/``wu``: scratch arrays (:func:`alloc_work`), one set per call.
+    counts them (``o_g_nfind``).  ``wf``/``wi``/``wu``: scratch arrays (:func:`alloc_work`), one set per call.
 
     Releases the GIL: :func:`run_core` runs slices of the games on several threads at once (games
     share no state; each writes only its own rows).  The loop body is the whole game check (not a
     function of its own): every level of jitted calls compiles the code below it again.
     """
-    hand_no, dealer, nfind = P.hand_no, P.dealer, Out.g_nfind
-    score_total, score_bags, score_points = P.score_total, P.score_bags, P.score_points
-    hs_contract, hs_tricks, hs_made, hs_bags_hand = Out.hs_contract, Out.hs_tricks, Out.hs_made, Out.hs_bags_hand
-    hs_nil, hs_penalty, hs_points, hs_total, hs_bags = Out.hs_nil, Out.hs_penalty, Out.hs_points, Out.hs_total, Out.hs_bags
     # views of the scratch arrays (float64, int64, uint64), laid out as WORK_SPEC lists them
     tot = wf[0:4].reshape((2, 2))
     log_t = wf[4:6]
@@ -933,23 +940,23 @@ def run_games(P, R, Out, F, games, offsets, write, wf, wi, wu):
     for kg in range(games.shape[0]):
         g = np.int64(games[kg])
         pos = np.int64(offsets[kg])
-        r = np.int64(P.game_ruleset[g])
-        a, b = np.int64(P.game_start[g]), np.int64(P.game_start[g + 1])
+        r = np.int64(p_game_ruleset[g])
+        a, b = np.int64(p_game_start[g]), np.int64(p_game_start[g + 1])
         beyond = False  # a hand the core cannot check: the reference checks the game
         for i in range(a, b):
-            beyond |= P.overflow[i]
-        opt = R.opt[r]
-        suit, power, deck, suit_mask = R.play_suit[r], R.play_power[r], R.deck_mask[r], R.suit_mask[r]
+            beyond |= p_overflow[i]
+        opt = r_opt[r]
+        suit, power, deck, suit_mask = r_play_suit[r], r_play_power[r], r_deck_mask[r], r_suit_mask[r]
         k_pen = opt[O_RENEGE_PENALTY_TRICKS]
         fixed = opt[O_DEALER]
         tot[:] = 0.0
         bags[:] = 0
-        if P.score_before[a, 0] != NOT_RECORDED:
+        if p_score_before[a, 0] != NOT_RECORDED:
             for sd in range(2):
-                tot[0, sd] = tot[1, sd] = P.score_before[a, sd]
-        if P.bags_before[a, 0] != NOT_RECORDED:
+                tot[0, sd] = tot[1, sd] = p_score_before[a, sd]
+        if p_bags_before[a, 0] != NOT_RECORDED:
             for sd in range(2):
-                bags[0, sd] = bags[1, sd] = P.bags_before[a, sd]
+                bags[0, sd] = bags[1, sd] = p_bags_before[a, sd]
         off = 1 if k_pen > 0 else 0  # the official chain
         for sd in range(2):
             log_t[sd] = tot[off, sd]
@@ -959,23 +966,23 @@ def run_games(P, R, Out, F, games, offsets, write, wf, wi, wu):
         ended_row = -1
         for i in range(a, b if not beyond else a):
             start = pos
-            h = np.int64(hand_no[i])
-            d = np.int64(dealer[i])
+            h = np.int64(p_hand_no[i])
+            d = np.int64(p_dealer[i])
             for sd in range(2):
-                Out.log_total[i, sd] = log_t[sd]
-                Out.log_bags[i, sd] = log_b[sd]
+                o_log_total[i, sd] = log_t[sd]
+                o_log_bags[i, sd] = log_b[sd]
             # HAND_MISSING: a gap in the hand numbers; the true state goes on from this hand's
             # recorded score_before where it has one, else its recorded score is not checked
-            missing = i > a and h > np.int64(hand_no[i - 1]) + 1
-            has_before = P.score_before[i, 0] != NOT_RECORDED
+            missing = i > a and h > np.int64(p_hand_no[i - 1]) + 1
+            has_before = p_score_before[i, 0] != NOT_RECORDED
             if missing:
                 pos = _emit(F, pos, write, i, HAND_MISSING, 0, NO_SEAT, NO_CARD, NO_SEAT, NO_FIELD, NAN, NAN)
                 if has_before:
                     for k in range(2):
                         for sd in range(2):
-                            tot[k, sd] = P.score_before[i, sd]
-                            if P.bags_before[i, 0] != NOT_RECORDED:
-                                bags[k, sd] = P.bags_before[i, sd]
+                            tot[k, sd] = p_score_before[i, sd]
+                            if p_bags_before[i, 0] != NOT_RECORDED:
+                                bags[k, sd] = p_bags_before[i, sd]
                     for sd in range(2):
                         log_t[sd] = tot[off, sd]
                         log_b[sd] = bags[off, sd]
@@ -984,8 +991,8 @@ def run_games(P, R, Out, F, games, offsets, write, wf, wi, wu):
             if fixed != NO_SEAT:
                 if d != fixed:
                     pos = _emit(F, pos, write, i, DEALER_OUT_OF_ROTATION, 0, d, NO_CARD, d & 1, F_DEALER, d, fixed)
-            elif i > a and h > hand_no[i - 1]:
-                exp = (np.int64(dealer[i - 1]) + (h - np.int64(hand_no[i - 1]))) % 4
+            elif i > a and h > p_hand_no[i - 1]:
+                exp = (np.int64(p_dealer[i - 1]) + (h - np.int64(p_hand_no[i - 1]))) % 4
                 if d != exp:
                     pos = _emit(F, pos, write, i, DEALER_OUT_OF_ROTATION, 0, d, NO_CARD, d & 1, F_DEALER, d, exp)
             # PLAYED_AFTER_GAME_END
@@ -1002,17 +1009,17 @@ def run_games(P, R, Out, F, games, offsets, write, wf, wi, wu):
                     own_totals[sd] = np.int64(np.rint(tot[off, sd]))
             else:
                 for sd in range(2):
-                    if score_total[i, sd] == NOT_RECORDED or score_points[i, sd] == NOT_RECORDED:
+                    if p_score_total[i, sd] == NOT_RECORDED or p_score_points[i, sd] == NOT_RECORDED:
                         scores_known = False
                 for sd in range(2):
-                    own_totals[sd] = np.int64(score_total[i, sd]) - np.int64(score_points[i, sd]) if scores_known else 0
+                    own_totals[sd] = np.int64(p_score_total[i, sd]) - np.int64(p_score_points[i, sd]) if scores_known else 0
             # the hand: deal, bids, play, tricks taken
-            if P.has_deal[i]:
-                pos, dup = _check_deal(P.deal, P.deal_len, i, deck, F, pos, write)
+            if p_has_deal[i]:
+                pos, dup = _check_deal(p_deal, p_deal_len, i, deck, F, pos, write)
                 if dup:
                     beyond = True
                     break
-            pos = _check_bids(P.bid_seat, P.bid_value, P.bid_nil, P.bid_blind, P.bid_whole, np.int64(P.n_bids[i]),
+            pos = _check_bids(p_bid_seat, p_bid_value, p_bid_nil, p_bid_blind, p_bid_whole, np.int64(p_n_bids[i]),
                               d, i, opt, own_totals, scores_known, eff, F, pos, write)
             for s in range(4):
                 j = eff[s]
@@ -1020,20 +1027,20 @@ def run_games(P, R, Out, F, games, offsets, write, wf, wi, wu):
                     bid[s, 0] = bid[s, 1] = bid[s, 2] = bid[s, 3] = 0.0
                 else:
                     bid[s, 0] = 1.0
-                    bid[s, 1] = P.bid_value[i, j]
-                    bid[s, 2] = 1.0 if P.bid_nil[i, j] or P.bid_value[i, j] == 0.0 else 0.0
-                    bid[s, 3] = 1.0 if P.bid_blind[i, j] else 0.0
-            nt = np.int64(P.n_tricks[i])
+                    bid[s, 1] = p_bid_value[i, j]
+                    bid[s, 2] = 1.0 if p_bid_nil[i, j] or p_bid_value[i, j] == 0.0 else 0.0
+                    bid[s, 3] = 1.0 if p_bid_blind[i, j] else 0.0
+            nt = np.int64(p_n_tricks[i])
             pos, nren, complete, ends_short = _replay(
-                i, nt, d, P.trick_leader, P.trick_len, P.trick_cards, P.trick_winner, P.has_deal[i], P.deal,
-                P.deal_len, opt, suit, power, deck, suit_mask, Out.t_leader, Out.t_winner, Out.t_led, Out.t_broken,
+                i, nt, d, p_trick_leader, p_trick_len, p_trick_cards, p_trick_winner, p_has_deal[i], p_deal,
+                p_deal_len, opt, suit, power, deck, suit_mask, o_t_leader, o_t_winner, o_t_led, o_t_broken,
                 taken, F, pos, write, reneges, pc, pl, later, hold, held0, unknown,
             )
-            has_taken = P.has_taken[i]
-            pos = _check_taken(i, nt, complete, ends_short, has_taken, P.taken, taken, taken_s, F, pos, write)
+            has_taken = p_has_taken[i]
+            pos = _check_taken(i, nt, complete, ends_short, has_taken, p_taken, taken, taken_s, F, pos, write)
             for s in range(4):
-                Out.taken[i, s] = taken[s]
-                Out.taken_score[i, s] = taken_s[s]
+                o_taken[i, s] = taken[s]
+                o_taken_score[i, s] = taken_s[s]
             if not (complete or has_taken):
                 check_score = False  # the tricks each seat took are unknown
             # the score chains: as played, and after the renege penalty (the official one when there
@@ -1050,21 +1057,21 @@ def run_games(P, R, Out, F, games, offsets, write, wf, wi, wu):
                         true_res[sd, 0], true_res[sd, 1], true_res[sd, 2], true_res[sd, 3] = res[0], res[1], res[2], res[3]
                         true_res[sd, 4], true_res[sd, 5], true_res[sd, 6], true_res[sd, 7] = res[4], res[5], res[6], res[7]
                         true_res[sd, 8] = res[8]
-                    hs_contract[i, k, sd] = res[0]
-                    hs_tricks[i, k, sd] = res[1]
-                    hs_made[i, k, sd] = res[2]
-                    hs_bags_hand[i, k, sd] = res[3]
-                    hs_nil[i, k, sd] = res[4]
-                    hs_penalty[i, k, sd] = res[5]
-                    hs_points[i, k, sd] = res[6]
+                    o_hs_contract[i, k, sd] = res[0]
+                    o_hs_tricks[i, k, sd] = res[1]
+                    o_hs_made[i, k, sd] = res[2]
+                    o_hs_bags_hand[i, k, sd] = res[3]
+                    o_hs_nil[i, k, sd] = res[4]
+                    o_hs_penalty[i, k, sd] = res[5]
+                    o_hs_points[i, k, sd] = res[6]
                     t_after, b_after = res[7], res[8]
                     if not check_score:
-                        if score_total[i, sd] != NOT_RECORDED:
-                            t_after = score_total[i, sd]
-                        if score_bags[i, sd] != NOT_RECORDED:
-                            b_after = score_bags[i, sd]
-                    hs_total[i, k, sd] = tot[k, sd] = t_after
-                    hs_bags[i, k, sd] = bags[k, sd] = b_after
+                        if p_score_total[i, sd] != NOT_RECORDED:
+                            t_after = p_score_total[i, sd]
+                        if p_score_bags[i, sd] != NOT_RECORDED:
+                            b_after = p_score_bags[i, sd]
+                    o_hs_total[i, k, sd] = tot[k, sd] = t_after
+                    o_hs_bags[i, k, sd] = bags[k, sd] = b_after
             if winner == NO_SEAT:
                 w = _winner_of(opt, tot[off, 0], tot[off, 1])
                 if w != NO_SEAT:
@@ -1072,33 +1079,41 @@ def run_games(P, R, Out, F, games, offsets, write, wf, wi, wu):
                     ended = h
                     ended_row = i
                     final[0], final[1] = tot[off, 0], tot[off, 1]
-            pos = _check_scores(i, i == a, not missing, check_score, score_points, score_total, score_bags,
-                                P.score_before, P.bags_before, opt, bid, taken_p, before_t, before_b, true_res,
+            pos = _check_scores(i, i == a, not missing, check_score, p_score_points, p_score_total, p_score_bags,
+                                p_score_before, p_bags_before, opt, bid, taken_p, before_t, before_b, true_res,
                                 log_t, log_b, lg, F, pos, write)
             if not check_score:  # the log's own state is the true one again
                 for sd in range(2):
                     log_t[sd] = tot[off, sd]
                     log_b[sd] = bags[off, sd]
             # GAME_RESULT_MISMATCH
-            rw = np.int64(P.winner[i])
+            rw = np.int64(p_winner[i])
             if rw != NO_SEAT:
                 if winner == NO_SEAT:
                     pos = _emit(F, pos, write, i, GAME_RESULT_MISMATCH, 0, NO_SEAT, NO_CARD, rw, F_WINNER, rw, NAN)
                 elif winner != rw:
                     pos = _emit(F, pos, write, i, GAME_RESULT_MISMATCH, 0, NO_SEAT, NO_CARD, rw, F_WINNER, rw, winner)
-            Out.n_find[i] = pos - start
+            o_n_find[i] = pos - start
         if beyond:
-            Out.g_reference[g] = True
-            nfind[g] = 0
+            o_g_reference[g] = True
+            o_g_nfind[g] = 0
             continue
         if winner != NO_SEAT:
-            Out.g_total[g, 0], Out.g_total[g, 1] = final[0], final[1]
+            o_g_total[g, 0], o_g_total[g, 1] = final[0], final[1]
         else:
-            Out.g_total[g, 0], Out.g_total[g, 1] = tot[off, 0], tot[off, 1]
-        Out.g_winner[g] = winner
-        Out.g_ended[g] = ended
-        Out.g_ended_row[g] = ended_row
-        nfind[g] = pos - offsets[kg]
+            o_g_total[g, 0], o_g_total[g, 1] = tot[off, 0], tot[off, 1]
+        o_g_winner[g] = winner
+        o_g_ended[g] = ended
+        o_g_ended_row[g] = ended_row
+        o_g_nfind[g] = pos - offsets[kg]
+
+
+_RUN_GAMES_ARGS = (
+    [f"p_{f}" for f in HandsIn._fields] + [f"r_{f}" for f in RulesIn._fields] + [f"o_{f}" for f in CoreOut._fields]
+    + ["F", "games", "offsets", "write", "wf", "wi", "wu"]
+)
+if list(run_games.py_func.__code__.co_varnames[: run_games.py_func.__code__.co_argcount]) != _RUN_GAMES_ARGS:
+    raise RuntimeError("run_games: its parameters must be HandsIn, RulesIn and CoreOut field by field")
 
 
 def _threads() -> int:
@@ -1110,7 +1125,7 @@ def _threads() -> int:
 def _parallel(P, R, Out, F, games: np.ndarray, offsets: np.ndarray, write: bool, threads: int) -> None:
     """``run_games`` over ``games`` on ``threads`` threads, in slices of about equal hand counts."""
     if threads <= 1 or len(games) < 2 * threads:
-        run_games(P, R, Out, F, games, offsets, write, *alloc_work())
+        run_games(*P, *R, *Out, F, games, offsets, write, *alloc_work())
         return
     from concurrent.futures import ThreadPoolExecutor
 
@@ -1120,7 +1135,7 @@ def _parallel(P, R, Out, F, games: np.ndarray, offsets: np.ndarray, write: bool,
     bounds = [0, *sorted(set(int(c) for c in cuts)), len(games)]
     with ThreadPoolExecutor(threads) as pool:
         jobs = [
-            pool.submit(run_games, P, R, Out, F, games[lo:hi], offsets[lo:hi], write, *alloc_work())
+            pool.submit(run_games, *P, *R, *Out, F, games[lo:hi], offsets[lo:hi], write, *alloc_work())
             for lo, hi in zip(bounds, bounds[1:])
             if hi > lo
         ]
