@@ -891,7 +891,7 @@ def _check_scores(i, first, check_before, check_score, score_points, score_total
 # --- the games -----------------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", no_cfunc_wrapper=True)
 def run_games(
     # HandsIn, then RulesIn, then CoreOut, field by field (checked below)
     p_game_start, p_game_ruleset, p_game_rules_flag, p_hand_no, p_dealer, p_has_deal, p_deal, p_deal_len, p_n_tricks,
