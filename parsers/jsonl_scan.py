@@ -36,10 +36,9 @@ from dataclasses import dataclass
 
 import numba as nb
 import numpy as np
-from numba.extending import intrinsic
-from numba.np.arrayobj import populate_array
 
 from spadework.parsers.encoding import CARD_ID, NO_CARD
+from spadework.parsers.numba_views import unmanaged as _unmanaged
 
 MAX_BIDS = 8
 MAX_DEALT = 16
@@ -844,22 +843,6 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
         return False  # text after the object
     required = (1 << K_GAME) | (1 << K_HAND) | (1 << K_PLAYERS) | (1 << K_DEALER) | (1 << K_BIDS)
     return seen & required == required
-
-
-@intrinsic
-def _unmanaged(typingctx, arr):
-    """A view of ``arr`` that numba does not reference-count (no meminfo, as a ``prange`` body's
-    arrays have).  Every helper call increments and decrements the count of each array it is handed,
-    an atomic operation each: with counted arrays the reader ran at 0.17 GB per CPU-second, without
-    at 0.46.  Valid while ``arr`` is: :func:`_scan_lines` uses the views only during its call."""
-
-    def codegen(context, builder, sig, args):
-        src = context.make_array(sig.args[0])(context, builder, value=args[0])
-        out = context.make_array(sig.return_type)(context, builder)
-        populate_array(out, data=src.data, shape=src.shape, strides=src.strides, itemsize=src.itemsize, meminfo=None)
-        return out._getvalue()
-
-    return arr(arr), codegen
 
 
 @nb.njit(cache=True, nogil=True, boundscheck=False)
