@@ -206,7 +206,8 @@ def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, threads: int | N
 # Every helper returns the position after what it read, or -1 when the line is not one the
 # scanner reads (the Python parser then reads it).
 
-_jit = nb.njit(cache=True, nogil=True, boundscheck=False)
+_jit = nb.njit(cache=True, nogil=True, boundscheck=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+"""The reader's helpers: called from compiled code only, so no Python or C entry point is built."""
 
 # Constant arguments are passed as np.int64, never as int literals: numba compiles a function once
 # per distinct literal it is called with (``_text`` six times, ``_seat_object`` three times...),
