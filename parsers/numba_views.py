@@ -4,7 +4,7 @@
 decrements the reference count of every array handed to a jitted function it calls, each an
 atomic operation; a kernel that calls small helpers per token or per card pays for thousands of
 them (measured: the compiled JSON Lines reader ran at 0.17 GB per CPU-second with counted arrays,
-0.44 without; the rules core 0.55M against 0.72M hands per CPU-second).  A ``prange`` body gets such
+0.44 without; the rules core about 0.59M against 0.70M hands per CPU-second).  A ``prange`` body gets such
 views for free, which is why it looked 3x faster than a plain loop.
 """
 

@@ -916,7 +916,7 @@ def run_games(
     function of its own): every level of jitted calls compiles the code below it again.
     """
     # views numba does not reference-count (parsers.numba_views): the helpers get them at every hand,
-    # and counted arrays cost an atomic increment and decrement each per call (0.55M -> 0.72M hands/CPU-s)
+    # and counted arrays cost an atomic increment and decrement each per call (0.59M -> 0.70M hands/CPU-s)
     p_deal = _unmanaged(p_deal)
     p_deal_len = _unmanaged(p_deal_len)
     p_trick_leader = _unmanaged(p_trick_leader)
