@@ -700,11 +700,14 @@ def analyse(
     workers: Annotated[Optional[int], typer.Option("--workers", min=1, help="Worker processes (default: one per CPU).")] = None,
     quiet: QuietOpt = False,
 ) -> None:
-    """Judge every card double-dummy: fills card_costs (each card's cost in tricks) and dd_par (tricks from trick 1).
+    """Judge every card double-dummy and every bid: fills card_costs (each card's cost in tricks), dd_par
+    (tricks from trick 1) and, on a checked database, hand_values and hand_value_fit (as `judge-bids`).
 
     Hands without a full deal are skipped, and hands with an illegal play are judged up to it; both are counted.
     """
+    from spadework.analysis.handvalue import judge_bids as judge
     from spadework.analysis.solver.judge import analyse_db
+    from spadework.parsers.state import NotChecked
 
     if not db.exists():
         err.print(f"error: {db} does not exist (make it with `spadework load`)")
@@ -719,6 +722,12 @@ def analyse(
     )
     for line in summary.examples:
         out.print(f"  {line}")
+    try:
+        bids = judge(con)
+    except NotChecked:  # the hand values are calibrated on the checked tricks taken
+        out.print("Bids not judged: the database is not checked (run `spadework check`, then `spadework judge-bids`)")
+    else:
+        out.print(f"Judged {_n(bids.values.height, 'bid')}: {bids.tricks.describe()}")
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

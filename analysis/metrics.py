@@ -843,6 +843,10 @@ class Metric:
     extra_keys: tuple[str, ...] = ()
     scale: float = 1.0
     better: str | None = None
+    least: float | None = None
+    """The smallest value one observation can take (0 for counts, tricks, distances), in the metric's
+    own unit before ``scale``: the interval's ``low`` is not reported below it (a normal interval of a
+    rare count would otherwise reach below zero, e.g. -0.3 findings per 100 hands)."""
     needs: tuple[str, ...] = ()
     """Tables beyond TABLES.md the query reads (``hand_values``, ``card_costs``): :func:`run` makes sure
     they can be queried (see :func:`spadework.analysis.decisions.ensure_tables`)."""
@@ -883,7 +887,7 @@ _register(Metric(
 ))
 _register(Metric(
     "avg_bid", "Average bid", "mean", _mean("bid", "numeric_bid"),
-    "Mean of the player's numeric bids (nil, blind nil and blind seven left out).", "tricks", "bidding",
+    "Mean of the player's numeric bids (nil, blind nil and blind seven left out).", "tricks", "bidding", least=0,
 ))
 _register(Metric(
     "bid_bias", "Bid bias", "mean", _mean("taken - bid", "numeric_bid AND taken IS NOT NULL"),
@@ -930,11 +934,11 @@ _register(Metric(
 ))
 _register(Metric(
     "set_depth", "Set depth", "mean", _mean("contract - side_tricks", "contract > 0 AND NOT made", "sh"),
-    "Tricks short of the contract, over the hands where the side was set.", "tricks", "contract", better="lower",
+    "Tricks short of the contract, over the hands where the side was set.", "tricks", "contract", better="lower", least=1,
 ))
 _register(Metric(
     "bags_per_hand", "Bags per hand", "mean", _mean("bags_this_hand", "bags_this_hand IS NOT NULL", "sh"),
-    "The side's bags (overtricks) taken per hand.", "bags", "bags", better="lower",
+    "The side's bags (overtricks) taken per hand.", "bags", "bags", better="lower", least=0,
 ))
 _register(Metric(
     "bag_share", "Share of the side's bags", "rate",
@@ -950,7 +954,7 @@ _register(Metric(
     " SELECT {keys}, game_id, side, sum(penalties) AS p FROM sh GROUP BY {keys}, game_id, side"
     ") GROUP BY {keys}",
     "Sandbagging penalties the side paid per game (|hand_scores.bag_penalty| / the ruleset's penalty).",
-    "penalties", "bags", better="lower",
+    "penalties", "bags", better="lower", least=0,
 ))
 _register(Metric(
     "nil_rate", "Nil bids", "rate",
@@ -1029,7 +1033,7 @@ _register(Metric(
     "spades_broken_trick", "Trick when spades were broken", "mean",
     _mean("spades_broken_trick", "has_plays AND spades_broken_trick IS NOT NULL", "hh"),
     "The trick (1..13) in which the first spade of the hand was played, over hands with card play.",
-    "trick", "play",
+    "trick", "play", least=1,
 ))
 _register(Metric(
     "breaks_spades", "Breaks spades", "rate", _rate(_cnt("has_plays"), _cnt("has_plays AND broke_spades")),
@@ -1038,12 +1042,12 @@ _register(Metric(
 _register(Metric(
     "findings_per_100", "Findings per 100 hands", "mean", _mean("findings", "TRUE"),
     "Findings (violations) naming the player's seat, per 100 hands played.", "findings / 100 hands",
-    "integrity", scale=100.0, better="lower",
+    "integrity", scale=100.0, better="lower", least=0,
 ))
 _register(Metric(
     "hand_findings_per_100", "All findings per 100 hands", "mean", _mean("hand_findings", "TRUE", "hh"),
     "Every finding of a hand (seat, side and score findings), per 100 hands; meant per table, round or event.",
-    "findings / 100 hands", "integrity", scale=100.0, better="lower",
+    "findings / 100 hands", "integrity", scale=100.0, better="lower", least=0,
 ))
 
 # --------------------------------------------------------------------------------------------
@@ -1097,7 +1101,7 @@ _register(Metric(
     "tricks_lost_per_100", "Tricks lost per 100 cards", "mean", _joined_mean("cc_cost", "cc_cost IS NOT NULL", _CC),
     "Tricks the player's side lost to the player's cards against double-dummy best play, per 100 cards played "
     "(card_costs.cost: tricks the side takes with best play before the card minus after it).",
-    "tricks / 100 cards", "decisions", scale=100.0, better="lower", needs=("card_costs",),
+    "tricks / 100 cards", "decisions", scale=100.0, better="lower", needs=("card_costs",), least=0,
 ))
 _register(Metric(
     "bid_vs_hand", "Bid against the hand's value", "mean",
@@ -1110,7 +1114,7 @@ _register(Metric(
     "bid_miss_vs_hand", "Bid miss against the hand's value", "mean",
     _joined_mean("abs(hv_bid_error)", "hv_bid_error IS NOT NULL", _HV),
     "Mean distance in tricks between the numeric bid and the hand's value (|hand_values.bid_error|), "
-    "whichever way.", "tricks", "decisions", better="lower", needs=("hand_values",),
+    "whichever way.", "tricks", "decisions", better="lower", needs=("hand_values",), least=0,
 ))
 _register(Metric(
     "unsound_nils", "Unsound nils", "rate", _joined_rate(_NIL_PLAIN, f"{_NIL_PLAIN} AND {_UNSOUND}", _HV),
@@ -1249,6 +1253,8 @@ def _finish(raw: pl.DataFrame, m: Metric, keys: list[str]) -> pl.DataFrame:
             low=pl.lit(None, dtype=pl.Float64),
             high=pl.lit(None, dtype=pl.Float64),
         )
+    if m.least is not None:
+        df = df.with_columns(low=pl.when(pl.col("low") < m.least).then(pl.lit(float(m.least))).otherwise(pl.col("low")))
     if m.scale != 1.0:
         df = df.with_columns([(pl.col(c) * m.scale).alias(c) for c in ("value", "se", "low", "high")])
     cols = keys + list(m.extra_keys) + list(OUTPUT_COLUMNS)

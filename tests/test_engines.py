@@ -389,3 +389,31 @@ def test_a_partition_checks_on_its_own_as_a_worker_would(tmp_path):
     for t in DERIVED:
         assert _rows(ref, t) == _rows(fast, t), t
     assert sorted(f.to_row()["message"] for _, fs in found for f in fs) == sorted(f.message for f in s_ref.findings)
+
+
+def test_a_streaming_validate_puts_the_thread_settings_back(tmp_path, monkeypatch):
+    """validate's pipeline runs DuckDB and numba on the cores its reader thread leaves; the caller's
+    settings are in force again afterwards."""
+    import numba
+
+    from spadework.analysis.engine import loader
+
+    monkeypatch.setattr(loader, "FAST_MIN_BYTES", 0)  # the compiled reader even for a small file
+    monkeypatch.setattr(engines.os, "cpu_count", lambda: 2)
+    path = tmp_path / "season.jsonl"
+    write_season([r for g in iter_season(4, 3, 5) for r in g.records], path)
+    con = connect(None)
+    con.execute("SET threads = 2")
+    seen = []
+    real = loader.load_fast
+
+    def spy(*args, **kwargs):
+        seen.append((con.execute("SELECT current_setting('threads')").fetchall()[0][0], numba.get_num_threads()))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(loader, "load_fast", spy)
+    before = numba.get_num_threads()
+    engines.COMPILED.validate(con, [path])
+    assert seen == [(1, 1)]
+    assert con.execute("SELECT current_setting('threads')").fetchall()[0][0] == 2
+    assert numba.get_num_threads() == before

@@ -51,7 +51,7 @@ def check_rates(df, expected: dict[str, tuple[int, int]], key="player"):
             assert r["value"] is None and (r["low"], r["high"]) == (0.0, 1.0)
 
 
-def check_means(df, expected: dict[str, list[float]], key="player", scale=1.0):
+def check_means(df, expected: dict[str, list[float]], key="player", scale=1.0, least=None):
     got = by_player(df, key)
     assert set(got) == set(expected), (set(got), set(expected))
     for name, values in expected.items():
@@ -67,7 +67,8 @@ def check_means(df, expected: dict[str, list[float]], key="player", scale=1.0):
             assert r["se"] is None
         else:
             assert r["se"] == pytest.approx(se * scale), (name, r)
-            assert r["low"] == pytest.approx((mean - stats.Z95 * se) * scale)
+            low = mean - stats.Z95 * se
+            assert r["low"] == pytest.approx((low if least is None else max(low, least)) * scale)
 
 
 # --- statistics -------------------------------------------------------------------------------
@@ -122,7 +123,7 @@ def test_hands(con):
 
 
 def test_average_bid(con):
-    check_means(metrics.run(con, "avg_bid"), {p: [b for b, _ in v] for p, v in BIDS.items()})
+    check_means(metrics.run(con, "avg_bid"), {p: [b for b, _ in v] for p, v in BIDS.items()}, least=0)
     assert by_player(metrics.run(con, "avg_bid"))["bo"]["value"] == pytest.approx(22 / 6)
 
 
@@ -184,17 +185,20 @@ def test_contract_made_and_set_rate(con):
 
 def test_set_depth(con):
     # G1 hand 2 NS short by 1; G1 hand 4 EW short by 1; G3 NS short by 2
-    check_means(metrics.run(con, "set_depth"), {"ana": [1], "cy": [1], "bo": [1, 2], "di": [1, 2]})
+    # a set is at least one trick short: the interval of bo [1, 2] (1.5 -/+ 0.98) starts at 1
+    check_means(metrics.run(con, "set_depth"), {"ana": [1], "cy": [1], "bo": [1, 2], "di": [1, 2]}, least=1)
+    assert by_player(metrics.run(con, "set_depth"))["bo"]["low"] == 1.0
 
 
 def test_bags_per_hand_and_penalties(con):
     check_means(
         metrics.run(con, "bags_per_hand"),
         {"ana": [1, 0, 0, 0, 0, 1], "cy": [1, 0, 0, 0, 2, 1], "bo": [0, 1, 2, 0, 2, 0], "di": [0, 1, 2, 0, 0, 0]},
+        least=0,
     )
     # EW crossed 10 bags in G1 hand 3 (one -100 penalty); three games each
     check_means(metrics.run(con, "bag_penalties_per_game"),
-                {"ana": [0, 0, 0], "bo": [1, 0, 0], "cy": [0, 0, 0], "di": [1, 0, 0]})  # fmt: skip
+                {"ana": [0, 0, 0], "bo": [1, 0, 0], "cy": [0, 0, 0], "di": [1, 0, 0]}, least=0)  # fmt: skip
 
 
 def test_bag_share(con):
@@ -266,9 +270,11 @@ def test_findings_rates(con):
         metrics.run(con, "findings_per_100"),
         {"ana": [1, 0, 0, 0, 0, 0], "bo": [0, 0, 0, 1, 0, 0], "cy": [0] * 6, "di": [0] * 6},
         scale=100.0,
+        least=0,
     )
+    assert by_player(metrics.run(con, "findings_per_100"))["ana"]["low"] == 0.0  # not -16
     df = metrics.run(con, "hand_findings_per_100", by="table")
-    check_means(df, {"T1": [0, 1, 0, 1, 0], "T2": [1]}, key="table_name", scale=100.0)
+    check_means(df, {"T1": [0, 1, 0, 1, 0], "T2": [1]}, key="table_name", scale=100.0, least=0)
     grid = metrics.findings_grid(con)
     assert grid.sort("table_name", "round").rows() == [("T1", "1", 4, 2, 50.0), ("T1", "3", 1, 0, 0.0),
                                                       ("T2", "2", 1, 1, 100.0)]  # fmt: skip

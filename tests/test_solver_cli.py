@@ -119,3 +119,16 @@ def test_analyse_command_counts_skipped_hands(tmp_path):
     assert con.execute("SELECT count(*) FROM card_costs").fetchone()[0] == 81
     assert con.execute("SELECT count(*) FROM dd_par").fetchone()[0] == 2
     assert run("analyse", "--db", tmp_path / "missing.duckdb").exit_code == 2
+
+
+def test_analyse_judges_the_bids_of_a_checked_database_and_says_when_it_cannot(tmp_path):
+    db = _sample_db(tmp_path, [0, 2, 4])
+    r = run("analyse", "--db", db, "--workers", "1", "-q")
+    assert r.exit_code == 0, r.output
+    assert "Bids not judged: the database is not checked" in r.output
+    assert run("check", "--db", db, "-q").exit_code in (0, 1)
+    r = run("analyse", "--db", db, "--workers", "1", "-q")
+    assert r.exit_code == 0, r.output
+    assert "Judged 12 bids" in r.output
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT count(*), count(DISTINCT hand) FROM hand_values").fetchone() == (12, 3)

@@ -20,6 +20,7 @@ older names ``replay`` and ``fast`` are the same two), ``auto`` choosing by the 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections import Counter
@@ -126,8 +127,9 @@ class CompiledEngine:
             con.execute("BEGIN TRANSACTION")
             reset_derived(con)
             con.execute("COMMIT")
-        loaded = load_fast(con, paths, fmt=fmt, progress=progress, stream=stream)
-        summary = stream.finish() if stream is not None else None
+        with _pipeline_threads(con) if fresh else contextlib.nullcontext():
+            loaded = load_fast(con, paths, fmt=fmt, progress=progress, stream=stream)
+            summary = stream.finish() if stream is not None else None
         if summary is None:
             return loaded, self.check(con, rules, progress=progress)
         con.execute("BEGIN TRANSACTION")
@@ -139,6 +141,27 @@ class CompiledEngine:
             reference_games=stream.reference_games, seconds=Counter(check=stream.seconds),
         )  # fmt: skip
         return loaded, summary
+
+
+@contextlib.contextmanager
+def _pipeline_threads(con):
+    """Threads for a streaming validate: its reader thread (reading and scanning the next block)
+    takes one core, so DuckDB's inserts and numba's checks get the others, at least one.  Measured
+    at 1M hands on 2 cores: DuckDB and numba at 1 thread each validate in 8.3 s of wall time, at 2
+    threads each in 10.5 s (the inserts alone went from 1.1 to 3.6 CPU-seconds, contending with the
+    reader).  The settings in force before are put back after."""
+    import numba
+
+    spare = max(1, (os.cpu_count() or 1) - 1)
+    before_db = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
+    before_nb = numba.get_num_threads()
+    con.execute(f"SET threads = {min(spare, int(before_db))}")
+    numba.set_num_threads(min(spare, before_nb))
+    try:
+        yield
+    finally:
+        con.execute(f"SET threads = {int(before_db)}")
+        numba.set_num_threads(before_nb)
 
 
 REFERENCE = ReferenceEngine()
