@@ -234,7 +234,9 @@ WORK_SPEC = {
     "lg": (9, np.float64),
 }
 """The scratch arrays of :func:`run_games`: name -> (shape, dtype), each dtype's arrays one after another."""
-WORK_SIZES = (53, 159, 64)
+WORK_SIZES = tuple(
+    sum(int(np.prod(shape)) for shape, dtype in WORK_SPEC.values() if dtype == t) for t in (np.float64, np.int64, np.uint64)
+)
 """Elements of the float64, int64 and uint64 scratch arrays (``run_games`` slices its views from them)."""
 
 
