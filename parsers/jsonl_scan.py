@@ -38,6 +38,7 @@ import numba as nb
 import numpy as np
 
 from spadework.parsers.encoding import CARD_ID, NO_CARD
+from spadework.parsers.numba_views import unmanaged as _unmanaged
 
 MAX_BIDS = 8
 MAX_DEALT = 16
@@ -69,6 +70,26 @@ _CARD_LUT = np.full(65536, NO_CARD, dtype=np.uint8)
 for _code, _id in CARD_ID.items():
     _CARD_LUT[ord(_code[0]) * 256 + ord(_code[1])] = _id
 _SCHEMA = np.frombuffer(b"spades-hand/1", dtype=np.uint8).copy()
+
+
+def _packed_word(word: str) -> np.int64:
+    """``word`` (ASCII, at most 8 letters) as :func:`_word` takes it.  An ``np.int64``, not an ``int``:
+    numba compiles a function again for each distinct int literal it is called with, and typed this
+    way every key shares one compiled ``_word``."""
+    return np.int64(int.from_bytes(word.encode("ascii"), "little"))
+
+
+_W_EW = _packed_word("EW")
+_W_NS = _packed_word("NS")
+_W_BAGS = _packed_word("bags")
+_W_BID = _packed_word("bid")
+_W_BLIND = _packed_word("blind")
+_W_CARDS = _packed_word("cards")
+_W_LEADER = _packed_word("leader")
+_W_POINTS = _packed_word("points")
+_W_SEAT = _packed_word("seat")
+_W_TOTAL = _packed_word("total")
+_W_WINNER = _packed_word("winner")
 
 
 # --- the output layout: three arrays per block, one row per line ---------------------------------
@@ -147,11 +168,12 @@ class Scan:
         self.cards = S[:, S_CARDS : S_CARDS + 4 * MAX_TRICKS].reshape(n, MAX_TRICKS, 4)
 
 
-def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Scan:
+def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, threads: int | None = None) -> Scan:
     """Read the lines ``buf[starts[i]:ends[i]]`` (``uint8`` block; ends exclude the newline).
 
-    Lines are independent; they are read in parallel (numba threads).  See the module doc for what
-    is read here and what is left to the Python parser.
+    Lines are independent; they are read in parallel, in slices of lines on ``threads`` threads
+    (default ``numba.get_num_threads()``; the compiled reader releases the GIL).  See the module doc
+    for what is read here and what is left to the Python parser.
     """
     n = len(starts)
     status = np.zeros(n, np.uint8)
@@ -159,7 +181,24 @@ def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Scan:
     small = np.zeros((n, N_SMALL), np.uint8)
     strs = np.zeros((n, N_STRS), np.int64)
     starts, ends = starts.astype(np.int64), ends.astype(np.int64)
-    _scan_lines(buf, starts, ends, _KEY_BYTES, _KEY_LENS, _CARD_LUT, _SCHEMA, status, ints, small, strs)
+    threads = max(1, int(nb.get_num_threads() if threads is None else threads))
+    if threads == 1 or n < 64 * threads:
+        _scan_lines(buf, starts, ends, _KEY_BYTES, _KEY_LENS, _CARD_LUT, _SCHEMA, status, ints, small, strs)
+        return Scan(status, ints, small, strs)
+    from concurrent.futures import ThreadPoolExecutor
+
+    # slices of about equal bytes, a few per thread (lines differ in length)
+    cuts = np.searchsorted(np.cumsum(ends - starts), np.linspace(0, int((ends - starts).sum()), 4 * threads + 1)[1:-1])
+    bounds = [0, *sorted({int(c) for c in cuts}), n]
+    with ThreadPoolExecutor(threads) as pool:
+        jobs = [
+            pool.submit(_scan_lines, buf, starts[lo:hi], ends[lo:hi], _KEY_BYTES, _KEY_LENS, _CARD_LUT, _SCHEMA,
+                        status[lo:hi], ints[lo:hi], small[lo:hi], strs[lo:hi])  # fmt: skip
+            for lo, hi in zip(bounds, bounds[1:])
+            if hi > lo
+        ]
+        for j in jobs:
+            j.result()
     return Scan(status, ints, small, strs)
 
 
@@ -167,7 +206,19 @@ def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Scan:
 # Every helper returns the position after what it read, or -1 when the line is not one the
 # scanner reads (the Python parser then reads it).
 
-_jit = nb.njit(cache=True, nogil=True, boundscheck=False)
+_jit = nb.njit(cache=True, nogil=True, boundscheck=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+"""The reader's helpers: called from compiled code only, so no Python or C entry point is built."""
+
+# Constant arguments are passed as np.int64, never as int literals: numba compiles a function once
+# per distinct literal it is called with (``_text`` six times, ``_seat_object`` three times...),
+# which doubled the reader's first compile; LLVM still sees the constants once it inlines the call.
+_LBRACE, _RBRACE, _LBRACKET, _RBRACKET = (np.int64(c) for c in b"{}[]")
+_MAX_DIGITS = np.int64(MAX_DIGITS)
+_RULES_DIGITS = np.int64(15)
+"""Digits of a number inside a ``rules`` object."""
+_PLAYERS, _TAKEN, _DEAL = np.int64(0), np.int64(1), np.int64(2)
+"""``_seat_object`` kinds."""
+
 
 
 @_jit
@@ -312,15 +363,16 @@ def _key(b, p, e):
 
 
 @_jit
-def _word(b, ks, ke, c0, c1, c2, c3, c4, c5, n):
-    """True when the key text ``b[ks:ke]`` is the ``n`` ASCII letters given (up to 6)."""
-    if ke - ks != n:
+def _word(b, ks, ke, word):
+    """True when the key text ``b[ks:ke]`` is ``word``: up to 8 ASCII letters packed in an int64, the
+    first in the lowest byte (:func:`_packed_word`)."""
+    n = ke - ks
+    if n > 8:
         return False
-    w = (c0, c1, c2, c3, c4, c5)
     for j in range(n):
-        if b[ks + j] != w[j]:
+        if b[ks + j] != (word >> (8 * j)) & 0xFF:
             return False
-    return True
+    return n == 8 or (word >> (8 * n)) & 0xFF == 0
 
 
 @_jit
@@ -414,7 +466,7 @@ def _flat_object(b, p, e):
         if c == 34:
             p = _string(b, p, e)
         elif c == 45 or 48 <= c <= 57:
-            _, p = _int(b, p, e, 15)
+            _, p = _int(b, p, e, _RULES_DIGITS)
         elif c == 110:
             p = _null(b, p, e)
         else:
@@ -432,7 +484,7 @@ def _flat_object(b, p, e):
 @_jit
 def _seat_object(b, p, e, i, kind, ints, small, strs, card_lut):
     """``players`` (kind 0), ``taken`` (1) or ``deal`` (2) at ``{``: the position after ``}`` or -1."""
-    p, done = _open(b, p, e, 123, 125)
+    p, done = _open(b, p, e, _LBRACE, _RBRACE)
     if done:
         return p
     got = 0
@@ -458,11 +510,11 @@ def _seat_object(b, p, e, i, kind, ints, small, strs, card_lut):
             if b[p] == 110:
                 p = _null(b, p, e)
             else:
-                v, p = _int(b, p, e, MAX_DIGITS)
+                v, p = _int(b, p, e, _MAX_DIGITS)
                 ints[i, I_TAKEN + s] = v
                 ints[i, I_SET] |= 1 << s
         else:
-            p, done = _open(b, p, e, 91, 93)
+            p, done = _open(b, p, e, _LBRACKET, _RBRACKET)
             nd = 0
             if not done:
                 while True:
@@ -471,13 +523,13 @@ def _seat_object(b, p, e, i, kind, ints, small, strs, card_lut):
                         return -1
                     small[i, S_DEAL + s * MAX_DEALT + nd] = cid
                     nd += 1
-                    p, done = _sep(b, p, e, 93)
+                    p, done = _sep(b, p, e, _RBRACKET)
                     if done:
                         break
             small[i, S_DEAL_LEN + s] = nd
         if p < 0:
             return -1
-        p, done = _sep(b, p, e, 125)
+        p, done = _sep(b, p, e, _RBRACE)
         if done:
             return p
 
@@ -485,7 +537,7 @@ def _seat_object(b, p, e, i, kind, ints, small, strs, card_lut):
 @_jit
 def _before_object(b, p, e, i, base, ints):
     """``score_before`` (base 0) or ``bags_before`` (base 2): both sides required."""
-    p, done = _open(b, p, e, 123, 125)
+    p, done = _open(b, p, e, _LBRACE, _RBRACE)
     if done:
         return -1
     got = 0
@@ -493,15 +545,15 @@ def _before_object(b, p, e, i, base, ints):
         ks, ke, p = _key(b, p, e)
         if p < 0 or p >= e:
             return -1
-        sd = 0 if _word(b, ks, ke, 78, 83, 0, 0, 0, 0, 2) else (1 if _word(b, ks, ke, 69, 87, 0, 0, 0, 0, 2) else 9)
+        sd = 0 if _word(b, ks, ke, _W_NS) else (1 if _word(b, ks, ke, _W_EW) else 9)
         if sd > 1 or (got >> sd) & 1:
             return -1
         got |= 1 << sd
-        v, p = _int(b, p, e, MAX_DIGITS)
+        v, p = _int(b, p, e, _MAX_DIGITS)
         if p < 0:
             return -1
         ints[i, I_BEFORE + base + sd] = v
-        p, done = _sep(b, p, e, 125)
+        p, done = _sep(b, p, e, _RBRACE)
         if done:
             break
     if p < 0 or got != 3:
@@ -512,7 +564,7 @@ def _before_object(b, p, e, i, base, ints):
 
 @_jit
 def _score_object(b, p, e, i, ints):
-    p, done = _open(b, p, e, 123, 125)
+    p, done = _open(b, p, e, _LBRACE, _RBRACE)
     if done:
         return p
     got = 0
@@ -520,22 +572,22 @@ def _score_object(b, p, e, i, ints):
         ks, ke, p = _key(b, p, e)
         if p < 0 or p >= e:
             return -1
-        sd = 0 if _word(b, ks, ke, 78, 83, 0, 0, 0, 0, 2) else (1 if _word(b, ks, ke, 69, 87, 0, 0, 0, 0, 2) else 9)
+        sd = 0 if _word(b, ks, ke, _W_NS) else (1 if _word(b, ks, ke, _W_EW) else 9)
         if sd > 1 or (got >> sd) & 1:
             return -1
         got |= 1 << sd
-        p, done = _open(b, p, e, 123, 125)
+        p, done = _open(b, p, e, _LBRACE, _RBRACE)
         if not done:
             got2 = 0
             while True:
                 ks, ke, p = _key(b, p, e)
                 if p < 0 or p >= e:
                     return -1
-                if _word(b, ks, ke, 112, 111, 105, 110, 116, 115, 6):  # points
+                if _word(b, ks, ke, _W_POINTS):
                     f = 0
-                elif _word(b, ks, ke, 116, 111, 116, 97, 108, 0, 5):  # total
+                elif _word(b, ks, ke, _W_TOTAL):
                     f = 1
-                elif _word(b, ks, ke, 98, 97, 103, 115, 0, 0, 4):  # bags
+                elif _word(b, ks, ke, _W_BAGS):
                     f = 2
                 else:
                     return -1  # an unknown key: the Python parser warns about it
@@ -545,31 +597,31 @@ def _score_object(b, p, e, i, ints):
                 if b[p] == 110:
                     p = _null(b, p, e)
                 else:
-                    v, p = _int(b, p, e, MAX_DIGITS)
+                    v, p = _int(b, p, e, _MAX_DIGITS)
                     ints[i, I_SCORE + 3 * sd + f] = v
                     ints[i, I_SET] |= 1 << (4 + 3 * sd + f)
                 if p < 0:
                     return -1
-                p, done = _sep(b, p, e, 125)
+                p, done = _sep(b, p, e, _RBRACE)
                 if done:
                     break
         if p < 0:
             return -1
-        p, done = _sep(b, p, e, 125)
+        p, done = _sep(b, p, e, _RBRACE)
         if done:
             return p
 
 
 @_jit
 def _bids_array(b, p, e, i, ints, small):
-    p, done = _open(b, p, e, 91, 93)
+    p, done = _open(b, p, e, _LBRACKET, _RBRACKET)
     if done:
         return p
     n = 0
     while True:
         if n >= MAX_BIDS:
             return -1
-        p, done = _open(b, p, e, 123, 125)
+        p, done = _open(b, p, e, _LBRACE, _RBRACE)
         if done:
             return -1  # seat and bid are required
         got = 0
@@ -577,11 +629,11 @@ def _bids_array(b, p, e, i, ints, small):
             ks, ke, p = _key(b, p, e)
             if p < 0 or p >= e:
                 return -1
-            if _word(b, ks, ke, 115, 101, 97, 116, 0, 0, 4):  # seat
+            if _word(b, ks, ke, _W_SEAT):
                 f = 0
-            elif _word(b, ks, ke, 98, 105, 100, 0, 0, 0, 3):  # bid
+            elif _word(b, ks, ke, _W_BID):
                 f = 1
-            elif _word(b, ks, ke, 98, 108, 105, 110, 100, 0, 5):  # blind
+            elif _word(b, ks, ke, _W_BLIND):
                 f = 2
             else:
                 return -1
@@ -599,7 +651,7 @@ def _bids_array(b, p, e, i, ints, small):
                     else:
                         return -1
                 else:
-                    v, p = _int(b, p, e, MAX_DIGITS)
+                    v, p = _int(b, p, e, _MAX_DIGITS)
                     ints[i, I_BID_VALUE + n] = v
                     if v == 0:
                         ints[i, I_BID_FLAGS] |= 1 << n
@@ -609,13 +661,13 @@ def _bids_array(b, p, e, i, ints, small):
                     ints[i, I_BID_FLAGS] |= 1 << (8 + n)
             if p < 0:
                 return -1
-            p, done = _sep(b, p, e, 125)
+            p, done = _sep(b, p, e, _RBRACE)
             if done:
                 break
         if p < 0 or got & 3 != 3:
             return -1
         n += 1
-        p, done = _sep(b, p, e, 93)
+        p, done = _sep(b, p, e, _RBRACKET)
         if done:
             ints[i, I_N_BIDS] = n
             return p
@@ -623,7 +675,7 @@ def _bids_array(b, p, e, i, ints, small):
 
 @_jit
 def _tricks_array(b, p, e, i, ints, small, card_lut):
-    p, done = _open(b, p, e, 91, 93)
+    p, done = _open(b, p, e, _LBRACKET, _RBRACKET)
     ints[i, I_HAS_TRICKS] = 1
     if done:
         return p
@@ -631,7 +683,7 @@ def _tricks_array(b, p, e, i, ints, small, card_lut):
     while True:
         if n >= MAX_TRICKS:
             return -1
-        p, done = _open(b, p, e, 123, 125)
+        p, done = _open(b, p, e, _LBRACE, _RBRACE)
         if done:
             return -1  # leader and cards are required
         got = 0
@@ -640,11 +692,11 @@ def _tricks_array(b, p, e, i, ints, small, card_lut):
             ks, ke, p = _key(b, p, e)
             if p < 0 or p >= e:
                 return -1
-            if _word(b, ks, ke, 108, 101, 97, 100, 101, 114, 6):  # leader
+            if _word(b, ks, ke, _W_LEADER):
                 f = 0
-            elif _word(b, ks, ke, 99, 97, 114, 100, 115, 0, 5):  # cards
+            elif _word(b, ks, ke, _W_CARDS):
                 f = 1
-            elif _word(b, ks, ke, 119, 105, 110, 110, 101, 114, 6):  # winner
+            elif _word(b, ks, ke, _W_WINNER):
                 f = 2
             else:
                 return -1
@@ -661,7 +713,7 @@ def _tricks_array(b, p, e, i, ints, small, card_lut):
                     s, p = _seat(b, p, e)
                     small[i, S_TRICK_WINNER + n] = s
             else:
-                p, done = _open(b, p, e, 91, 93)
+                p, done = _open(b, p, e, _LBRACKET, _RBRACKET)
                 nc = 0
                 if not done:
                     while True:
@@ -670,19 +722,19 @@ def _tricks_array(b, p, e, i, ints, small, card_lut):
                             return -1
                         small[i, S_CARDS + 4 * n + nc] = cid
                         nc += 1
-                        p, done = _sep(b, p, e, 93)
+                        p, done = _sep(b, p, e, _RBRACKET)
                         if done:
                             break
                 small[i, S_TRICK_LEN + n] = nc
             if p < 0:
                 return -1
-            p, done = _sep(b, p, e, 125)
+            p, done = _sep(b, p, e, _RBRACE)
             if done:
                 break
         if p < 0 or got & 3 != 3:
             return -1
         n += 1
-        p, done = _sep(b, p, e, 93)
+        p, done = _sep(b, p, e, _RBRACKET)
         if done:
             ints[i, I_N_TRICKS] = n
             return p
@@ -704,7 +756,7 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
     ints[i, I_WINNER] = 255
     for f in range(len(STRING_FIELDS)):
         strs[i, 2 * f + 1] = -1
-    p, done = _open(b, _ws(b, p, e), e, 123, 125)
+    p, done = _open(b, _ws(b, p, e), e, _LBRACE, _RBRACE)
     if done:
         return False  # not an object, or {} (required keys missing)
     seen = 0
@@ -730,20 +782,20 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
                     return False
             p = q
         elif k == K_GAME:
-            p = _text(b, p, e, i, F_GAME, strs)
+            p = _text(b, p, e, i, np.int64(F_GAME), strs)
             if strs[i, 2 * F_GAME + 1] == 0:
                 return False  # game_id is empty
         elif k == K_EVENT:
-            p = _text(b, p, e, i, F_EVENT, strs)
+            p = _text(b, p, e, i, np.int64(F_EVENT), strs)
         elif k == K_DATE:
-            p = _text(b, p, e, i, F_DATE, strs)
+            p = _text(b, p, e, i, np.int64(F_DATE), strs)
         elif k == K_TABLE:
-            p = _text(b, p, e, i, F_TABLE, strs)
+            p = _text(b, p, e, i, np.int64(F_TABLE), strs)
         elif k == K_ROUND:
-            p = _text(b, p, e, i, F_ROUND, strs)
+            p = _text(b, p, e, i, np.int64(F_ROUND), strs)
         elif k == K_RULES:
             if c == 34:
-                p = _text(b, p, e, i, F_RULES, strs)
+                p = _text(b, p, e, i, np.int64(F_RULES), strs)
                 ints[i, I_RULES_KIND] = 1
             else:
                 q = _flat_object(b, p, e)
@@ -754,7 +806,7 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
                 ints[i, I_RULES_KIND] = 2
                 p = q
         elif k == K_HAND:
-            v, p = _int(b, p, e, MAX_DIGITS)
+            v, p = _int(b, p, e, _MAX_DIGITS)
             if v < 1:
                 return False
             ints[i, I_HAND] = v
@@ -765,16 +817,16 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
             s, p = _side(b, p, e)
             ints[i, I_WINNER] = s
         elif k == K_PLAYERS:
-            p = _seat_object(b, p, e, i, 0, ints, small, strs, card_lut)
+            p = _seat_object(b, p, e, i, _PLAYERS, ints, small, strs, card_lut)
         elif k == K_TAKEN:
-            p = _seat_object(b, p, e, i, 1, ints, small, strs, card_lut)
+            p = _seat_object(b, p, e, i, _TAKEN, ints, small, strs, card_lut)
         elif k == K_DEAL:
             ints[i, I_HAS_DEAL] = 1
-            p = _seat_object(b, p, e, i, 2, ints, small, strs, card_lut)
+            p = _seat_object(b, p, e, i, _DEAL, ints, small, strs, card_lut)
         elif k == K_SCORE_BEFORE:
-            p = _before_object(b, p, e, i, 0, ints)
+            p = _before_object(b, p, e, i, np.int64(0), ints)
         elif k == K_BAGS_BEFORE:
-            p = _before_object(b, p, e, i, 2, ints)
+            p = _before_object(b, p, e, i, np.int64(2), ints)
         elif k == K_SCORE:
             p = _score_object(b, p, e, i, ints)
         elif k == K_BIDS:
@@ -783,7 +835,7 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
             p = _tricks_array(b, p, e, i, ints, small, card_lut)
         if p < 0:
             return False
-        p, done = _sep(b, p, e, 125)
+        p, done = _sep(b, p, e, _RBRACE)
         if p < 0:
             return False
         if done:
@@ -794,11 +846,16 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
     return seen & required == required
 
 
-@nb.njit(cache=True, nogil=True, boundscheck=False, parallel=True)
+@nb.njit(cache=True, nogil=True, boundscheck=False)
 def _scan_lines(b, starts, ends, key_bytes, key_lens, card_lut, schema_bytes, status, ints, small, strs):
-    # a prange, even on one thread: its loop body calls the helpers about three times faster than a
-    # plain loop does (measured: 0.44 against 0.16 GB per CPU-second), at about 8 s more of first compile
-    for i in nb.prange(len(starts)):
+    # a plain loop over views that are not reference-counted (see _unmanaged); the threads are
+    # scan's, not numba's: a prange cost about 2 CPU-seconds of first compile (its gufunc and
+    # two wrappers each linked and optimised the whole reader again)
+    b, key_bytes, key_lens, card_lut, schema_bytes = (
+        _unmanaged(b), _unmanaged(key_bytes), _unmanaged(key_lens), _unmanaged(card_lut), _unmanaged(schema_bytes)
+    )
+    ints, small, strs = _unmanaged(ints), _unmanaged(small), _unmanaged(strs)
+    for i in range(len(starts)):
         p, e = starts[i], ends[i]
         while e > p and b[e - 1] == 13:
             e -= 1  # the Python reader strips trailing CRs

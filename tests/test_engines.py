@@ -392,8 +392,8 @@ def test_a_partition_checks_on_its_own_as_a_worker_would(tmp_path):
 
 
 def test_a_streaming_validate_puts_the_thread_settings_back(tmp_path, monkeypatch):
-    """validate's pipeline runs DuckDB and numba on the cores its reader thread leaves; the caller's
-    settings are in force again afterwards."""
+    """validate's pipeline shares the cores between the reader's scan and DuckDB's inserts and numba's
+    checks; the caller's settings are in force again afterwards."""
     import numba
 
     from spadework.analysis.engine import loader
@@ -408,12 +408,13 @@ def test_a_streaming_validate_puts_the_thread_settings_back(tmp_path, monkeypatc
     real = loader.load_fast
 
     def spy(*args, **kwargs):
-        seen.append((con.execute("SELECT current_setting('threads')").fetchall()[0][0], numba.get_num_threads()))
+        seen.append((con.execute("SELECT current_setting('threads')").fetchall()[0][0], numba.get_num_threads(),
+                     kwargs.get("scan_threads")))
         return real(*args, **kwargs)
 
     monkeypatch.setattr(loader, "load_fast", spy)
     before = numba.get_num_threads()
     engines.COMPILED.validate(con, [path])
-    assert seen == [(1, 1)]
+    assert seen == [(1, 1, 1)]  # 2 cores: one for the reader's scan, one for the inserts and checks
     assert con.execute("SELECT current_setting('threads')").fetchall()[0][0] == 2
     assert numba.get_num_threads() == before

@@ -332,7 +332,7 @@ def _subfolder(folder: str, *names: str) -> str:
 
 
 _SCAN_LOCK = threading.Lock()
-"""The scanner runs numba's parallel loops: one at a time per process (worker threads share it)."""
+"""The scanner reads on all of numba's threads (``scan`` splits a block among them): one scan at a time per process."""
 
 
 def _read_range(path: str, start: int, stop: int) -> bytes:
@@ -400,7 +400,7 @@ def read_pieces(pieces: list[Piece], folder: str, task: int, parts: int, threads
         if piece.route == "range":
             data = _read_range(piece.path, piece.start, piece.stop)
             if data:
-                # the compiled reader takes a writable uint8 array (its parallel loop rejects read-only bytes)
+                # the compiled reader takes a writable uint8 array (a read-only one is another type: a second compile)
                 block = _split(np.frombuffer(bytearray(data), np.uint8), 1)
                 res.lines[piece.chunk] = len(block.ends)
                 _read_fast_block(piece, block, out, res)

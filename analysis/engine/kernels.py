@@ -45,6 +45,7 @@ from spadework.analysis.engine.packed import (
     O,
 )
 from spadework.parsers.encoding import CARD_ID, NO_CARD, NO_SEAT
+from spadework.parsers.numba_views import unmanaged as _unmanaged
 
 # --- finding codes as ids (named checks) -----------------------------------------------------------
 
@@ -205,18 +206,61 @@ def alloc_find(n: int) -> FindOut:
     return FindOut(*(np.zeros(n, dtype=d) for d in FIND_SPEC.values()))
 
 
+# scratch arrays of one run_games call, allocated in Python and passed in (numba compiles np.zeros /
+# np.empty once per shape kind and dtype: about 0.8 CPU-seconds of the first compile), as three flat
+# arrays (one per dtype: a tuple of 22 arrays costs about as much again to type and unbox)
+WORK_SPEC = {
+    "tot": ((2, 2), np.float64),
+    "bags": ((2, 2), np.int64),
+    "log_t": (2, np.float64),
+    "log_b": (2, np.int64),
+    "final": (2, np.float64),
+    "eff": (4, np.int64),
+    "bid": ((4, 4), np.float64),
+    "reneges": (64, np.int64),
+    "taken": (4, np.int64),
+    "taken_s": (4, np.int64),
+    "taken_p": (4, np.int64),
+    "own_totals": (2, np.int64),
+    "before_t": (2, np.float64),
+    "before_b": (2, np.int64),
+    "pc": ((13, 4), np.int64),
+    "pl": (13, np.int64),
+    "later": ((14, 4), np.uint64),
+    "hold": (4, np.uint64),
+    "held0": (4, np.uint64),
+    "unknown": (4, np.int64),
+    "true_res": ((2, 9), np.float64),
+    "lg": (9, np.float64),
+}
+"""The scratch arrays of :func:`run_games`: name -> (shape, dtype), each dtype's arrays one after another."""
+WORK_SIZES = tuple(
+    sum(int(np.prod(shape)) for shape, dtype in WORK_SPEC.values() if dtype == t) for t in (np.float64, np.int64, np.uint64)
+)
+"""Elements of the float64, int64 and uint64 scratch arrays (``run_games`` slices its views from them)."""
+
+
+def alloc_work() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Zeroed scratch arrays (float64, int64, uint64) for one :func:`run_games` call."""
+    return (np.zeros(WORK_SIZES[0], np.float64), np.zeros(WORK_SIZES[1], np.int64), np.zeros(WORK_SIZES[2], np.uint64))
+
+
 # --- small helpers ---------------------------------------------------------------------------------
+
+_helper = njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")
+"""Called from compiled code only: no Python or C entry point is built for it, and no division
+check (every division is by a number known not to be zero), which shortens the first compile."""
 #
 # Helpers take plain arrays and scalars, never the namedtuples: numba passes (and reference-counts)
 # every array of a tuple at each call, which cost both compile time and run time.
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _bit(c):
     return np.uint64(1) << np.uint64(c)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _has(mask, c):
     return (mask >> np.uint64(c)) & np.uint64(1) != np.uint64(0)
 
@@ -238,7 +282,7 @@ def _emit(F, pos, write, hand, code, trick, seat, card, side, field, recorded, e
     return pos + 1
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _blind_value_known(opt, v):
     """``Ruleset.blind_bid_known``: ``v`` is one of the blind numeric bid values (``opt``: one ruleset row)."""
     if opt[O_BLIND_BIDS] == 0:
@@ -251,7 +295,7 @@ def _blind_value_known(opt, v):
 # --- DEAL_INVALID ---------------------------------------------------------------------------------
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _check_deal(deal, deal_len, i, deck, F, pos, write):
     """DEAL_INVALID (one finding naming the first problem: a card outside the deck, else a card
     dealt twice, else a seat without 13 cards).  Returns ``(pos, dup_in_seat)``: ``dup_in_seat``
@@ -310,7 +354,7 @@ def _check_deal(deal, deal_len, i, deck, F, pos, write):
 # --- bidding (RULES.md section 3) -------------------------------------------------------------------
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _check_bids(bid_seat, bid_value, bid_nil, bid_blind, bid_whole, nb, dealer, i, opt, own_totals, scores_known,
                 eff, F, pos, write):
     """BID_OUT_OF_TURN, BID_INVALID, BLIND_BID_NOT_ALLOWED, BID_MISSING and the side limits, in the
@@ -408,7 +452,7 @@ def _check_bids(bid_seat, bid_value, bid_nil, bid_blind, bid_whole, nb, dealer, 
 # --- the play (RULES.md section 4, section 7 "Gaps in the record") -----------------------------------
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _popcount(m):
     n = 0
     while m != np.uint64(0):
@@ -417,7 +461,7 @@ def _popcount(m):
     return n
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _proof(cards, doubtful, unknown_k, later):
     """The cards among ``cards`` (a seat's holding) a finding may rest on (``replay.PlayState._proof``):
     never a card some seat plays without holding it (``doubtful``), and none at all when every one may
@@ -429,7 +473,7 @@ def _proof(cards, doubtful, unknown_k, later):
     return cards
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _prepare_proofs(i, nt, trick_leader, pc, pl, held0, later):
     """Fill ``later[t, s]`` (the cards seat ``s`` plays in tricks ``t..``) and return the cards some
     seat plays without holding them (``replay._doubtful_cards``)."""
@@ -464,7 +508,7 @@ def _prepare_proofs(i, nt, trick_leader, pc, pl, held0, later):
     return doubtful
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, has_deal, deal, deal_len,
             opt, suit, power, deck, suit_mask, t_leader, t_winner, t_led, t_broken, taken,
             F, pos, write, reneges, pc, pl, later, hold, held0, unknown):
@@ -645,7 +689,7 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
 # --- tricks taken and the record's completeness ------------------------------------------------------
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _check_taken(i, nt, complete, ends_short, has_taken, taken_rec, taken, taken_score, F, pos, write):
     """The hand's own HAND_INCOMPLETE (no card play, fewer than 13 tricks, or short tricks at the end,
     with no tricks-taken record) and TRICKS_TAKEN_MISMATCH; fills ``taken_score[4]`` (the tricks the
@@ -679,7 +723,7 @@ def _check_taken(i, nt, complete, ends_short, has_taken, taken_rec, taken, taken
 # --- scoring (RULES.md section 5) ---------------------------------------------------------------------
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _score_side(opt, bid, side, taken, total_before, bags_before):
     """``scoring.score_side`` for ``side``: (contract, tricks, made, bags_this_hand, nil_points,
     bag_penalty, points, total, bags).  ``bid``: float64[4, 4], per seat (has a bid, value, nil,
@@ -739,7 +783,7 @@ def _score_side(opt, bid, side, taken, total_before, bags_before):
     return contract, counting, made, bags_hand, nil_points, penalty, points, total_before + points, bags_total
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _penalty_taken(bid, taken_score, reneges, nren, k, out):
     """``scoring.apply_renege_penalty``: ``k`` tricks per renege, only from a seat that did not bid nil
     (the offender, then its partner) to one that did not (the offender's left, else its right), so a
@@ -765,7 +809,7 @@ def _penalty_taken(bid, taken_score, reneges, nren, k, out):
             out[taker] += 1
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _winner_of(opt, ns, ew):
     """``scoring.game_winner``: side id or NO_SEAT."""
     if max(ns, ew) >= opt[O_TARGET] and ns != ew:
@@ -780,7 +824,7 @@ def _winner_of(opt, ns, ew):
 # --- the recorded scores (RULES.md section 5, "Checking recorded scores") -----------------------------
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _log_bags(opt, res, bags_before, implied, has_implied):
     """``checker._log_bags``: the log's own bag count after a hand recording none: the rules' count,
     except where the points it records (or its total implies) show the bag penalties it applied.
@@ -796,7 +840,7 @@ def _log_bags(opt, res, bags_before, implied, has_implied):
     return np.int64(left) if left >= 0 else bags
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@_helper
 def _check_scores(i, first, check_before, check_score, score_points, score_total, score_bags, score_before,
                   bags_before, opt, bid, taken_off, true_t, true_b, true_res, log_t, log_b, lg, F, pos, write):
     """SCORE_MISMATCH (``checker._ScoreChecker``): a recorded value is wrong only when the rules give it
@@ -850,64 +894,104 @@ def _check_scores(i, first, check_before, check_score, score_points, score_total
 # --- the games -----------------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
-def run_games(P, R, Out, F, games, offsets, write):
+@njit(cache=True, nogil=True, error_model="numpy", no_cfunc_wrapper=True)
+def run_games(
+    # HandsIn, then RulesIn, then CoreOut, field by field (checked below)
+    p_game_start, p_game_ruleset, p_game_rules_flag, p_hand_no, p_dealer, p_has_deal, p_deal, p_deal_len, p_n_tricks,
+    p_trick_leader, p_trick_len, p_trick_cards, p_trick_winner, p_n_bids, p_bid_seat, p_bid_value, p_bid_nil,
+    p_bid_blind, p_bid_whole, p_has_taken, p_taken, p_score_points, p_score_total, p_score_bags, p_score_before,
+    p_bags_before, p_winner, p_overflow,
+    r_opt, r_play_suit, r_play_power, r_deck_mask, r_suit_mask,
+    o_t_leader, o_t_winner, o_t_led, o_t_broken, o_taken, o_taken_score, o_hs_contract, o_hs_tricks, o_hs_made,
+    o_hs_bags_hand, o_hs_penalty, o_hs_nil, o_hs_points, o_hs_total, o_hs_bags, o_n_find, o_log_total, o_log_bags,
+    o_g_total, o_g_winner, o_g_ended, o_g_ended_row, o_g_nfind, o_g_reference,
+    F, games, offsets, write, wf, wi, wu,
+):
     """Check each game of ``games`` (``checker.check_game``): every hand replayed and scored in hand
     order, missing hands, the dealer rotation, the recorded scores against the true state and the
     log's own, the end of the game and the recorded winner.  Fills the per-hand and per-game outputs;
     game ``games[k]`` writes its findings from row ``offsets[k]`` of ``F`` when ``write``, else only
-    counts them (``Out.g_nfind``).
+    counts them (``o_g_nfind``).  ``wf``/``wi``/``wu``: scratch arrays (:func:`alloc_work`), one set per call.
 
     Releases the GIL: :func:`run_core` runs slices of the games on several threads at once (games
     share no state; each writes only its own rows).  The loop body is the whole game check (not a
     function of its own): every level of jitted calls compiles the code below it again.
     """
-    hand_no, dealer, nfind = P.hand_no, P.dealer, Out.g_nfind
-    score_total, score_bags, score_points = P.score_total, P.score_bags, P.score_points
-    hs_contract, hs_tricks, hs_made, hs_bags_hand = Out.hs_contract, Out.hs_tricks, Out.hs_made, Out.hs_bags_hand
-    hs_nil, hs_penalty, hs_points, hs_total, hs_bags = Out.hs_nil, Out.hs_penalty, Out.hs_points, Out.hs_total, Out.hs_bags
-    tot = np.zeros((2, 2), dtype=np.float64)  # [chain, side]: as played, after the penalty
-    bags = np.zeros((2, 2), dtype=np.int64)
-    log_t = np.zeros(2, dtype=np.float64)  # the log's own state
-    log_b = np.zeros(2, dtype=np.int64)
-    final = np.zeros(2, dtype=np.float64)
-    eff = np.empty(4, dtype=np.int64)
-    bid = np.zeros((4, 4), dtype=np.float64)
-    reneges = np.empty(64, dtype=np.int64)
-    taken = np.zeros(4, dtype=np.int64)
-    taken_s = np.zeros(4, dtype=np.int64)
-    taken_p = np.zeros(4, dtype=np.int64)
-    own_totals = np.zeros(2, dtype=np.int64)
-    before_t = np.zeros(2, dtype=np.float64)
-    before_b = np.zeros(2, dtype=np.int64)
-    pc = np.zeros((13, 4), dtype=np.int64)
-    pl = np.zeros(13, dtype=np.int64)
-    later = np.zeros((14, 4), dtype=np.uint64)
-    hold = np.zeros(4, dtype=np.uint64)
-    held0 = np.zeros(4, dtype=np.uint64)
-    unknown = np.zeros(4, dtype=np.int64)
-    true_res = np.zeros((2, 9), dtype=np.float64)
-    lg = np.zeros(9, dtype=np.float64)
+    # views numba does not reference-count (parsers.numba_views): the helpers get them at every hand,
+    # and counted arrays cost an atomic increment and decrement each per call (0.59M -> 0.70M hands/CPU-s)
+    p_deal = _unmanaged(p_deal)
+    p_deal_len = _unmanaged(p_deal_len)
+    p_trick_leader = _unmanaged(p_trick_leader)
+    p_trick_len = _unmanaged(p_trick_len)
+    p_trick_cards = _unmanaged(p_trick_cards)
+    p_trick_winner = _unmanaged(p_trick_winner)
+    p_bid_seat = _unmanaged(p_bid_seat)
+    p_bid_value = _unmanaged(p_bid_value)
+    p_bid_nil = _unmanaged(p_bid_nil)
+    p_bid_blind = _unmanaged(p_bid_blind)
+    p_bid_whole = _unmanaged(p_bid_whole)
+    p_taken = _unmanaged(p_taken)
+    p_score_points = _unmanaged(p_score_points)
+    p_score_total = _unmanaged(p_score_total)
+    p_score_bags = _unmanaged(p_score_bags)
+    p_score_before = _unmanaged(p_score_before)
+    p_bags_before = _unmanaged(p_bags_before)
+    r_opt = _unmanaged(r_opt)
+    r_play_suit = _unmanaged(r_play_suit)
+    r_play_power = _unmanaged(r_play_power)
+    r_deck_mask = _unmanaged(r_deck_mask)
+    r_suit_mask = _unmanaged(r_suit_mask)
+    o_t_leader = _unmanaged(o_t_leader)
+    o_t_winner = _unmanaged(o_t_winner)
+    o_t_led = _unmanaged(o_t_led)
+    o_t_broken = _unmanaged(o_t_broken)
+    F = _unmanaged(F)
+    wf = _unmanaged(wf)
+    wi = _unmanaged(wi)
+    wu = _unmanaged(wu)
+    # views of the scratch arrays (float64, int64, uint64), laid out as WORK_SPEC lists them
+    tot = wf[0:4].reshape((2, 2))
+    log_t = wf[4:6]
+    final = wf[6:8]
+    bid = wf[8:24].reshape((4, 4))
+    before_t = wf[24:26]
+    true_res = wf[26:44].reshape((2, 9))
+    lg = wf[44:53]
+    bags = wi[0:4].reshape((2, 2))
+    log_b = wi[4:6]
+    eff = wi[6:10]
+    reneges = wi[10:74]
+    taken = wi[74:78]
+    taken_s = wi[78:82]
+    taken_p = wi[82:86]
+    own_totals = wi[86:88]
+    before_b = wi[88:90]
+    pc = wi[90:142].reshape((13, 4))
+    pl = wi[142:155]
+    unknown = wi[155:159]
+    later = wu[0:56].reshape((14, 4))
+    hold = wu[56:60]
+    held0 = wu[60:64]
     for kg in range(games.shape[0]):
         g = np.int64(games[kg])
         pos = np.int64(offsets[kg])
-        r = np.int64(P.game_ruleset[g])
-        a, b = np.int64(P.game_start[g]), np.int64(P.game_start[g + 1])
+        r = np.int64(p_game_ruleset[g])
+        a, b = np.int64(p_game_start[g]), np.int64(p_game_start[g + 1])
         beyond = False  # a hand the core cannot check: the reference checks the game
         for i in range(a, b):
-            beyond |= P.overflow[i]
-        opt = R.opt[r]
-        suit, power, deck, suit_mask = R.play_suit[r], R.play_power[r], R.deck_mask[r], R.suit_mask[r]
+            beyond |= p_overflow[i]
+        opt = r_opt[r]
+        suit, power, deck, suit_mask = r_play_suit[r], r_play_power[r], r_deck_mask[r], r_suit_mask[r]
         k_pen = opt[O_RENEGE_PENALTY_TRICKS]
         fixed = opt[O_DEALER]
         tot[:] = 0.0
         bags[:] = 0
-        if P.score_before[a, 0] != NOT_RECORDED:
+        if p_score_before[a, 0] != NOT_RECORDED:
             for sd in range(2):
-                tot[0, sd] = tot[1, sd] = P.score_before[a, sd]
-        if P.bags_before[a, 0] != NOT_RECORDED:
+                tot[0, sd] = tot[1, sd] = p_score_before[a, sd]
+        if p_bags_before[a, 0] != NOT_RECORDED:
             for sd in range(2):
-                bags[0, sd] = bags[1, sd] = P.bags_before[a, sd]
+                bags[0, sd] = bags[1, sd] = p_bags_before[a, sd]
         off = 1 if k_pen > 0 else 0  # the official chain
         for sd in range(2):
             log_t[sd] = tot[off, sd]
@@ -917,23 +1001,23 @@ def run_games(P, R, Out, F, games, offsets, write):
         ended_row = -1
         for i in range(a, b if not beyond else a):
             start = pos
-            h = np.int64(hand_no[i])
-            d = np.int64(dealer[i])
+            h = np.int64(p_hand_no[i])
+            d = np.int64(p_dealer[i])
             for sd in range(2):
-                Out.log_total[i, sd] = log_t[sd]
-                Out.log_bags[i, sd] = log_b[sd]
+                o_log_total[i, sd] = log_t[sd]
+                o_log_bags[i, sd] = log_b[sd]
             # HAND_MISSING: a gap in the hand numbers; the true state goes on from this hand's
             # recorded score_before where it has one, else its recorded score is not checked
-            missing = i > a and h > np.int64(hand_no[i - 1]) + 1
-            has_before = P.score_before[i, 0] != NOT_RECORDED
+            missing = i > a and h > np.int64(p_hand_no[i - 1]) + 1
+            has_before = p_score_before[i, 0] != NOT_RECORDED
             if missing:
                 pos = _emit(F, pos, write, i, HAND_MISSING, 0, NO_SEAT, NO_CARD, NO_SEAT, NO_FIELD, NAN, NAN)
                 if has_before:
                     for k in range(2):
                         for sd in range(2):
-                            tot[k, sd] = P.score_before[i, sd]
-                            if P.bags_before[i, 0] != NOT_RECORDED:
-                                bags[k, sd] = P.bags_before[i, sd]
+                            tot[k, sd] = p_score_before[i, sd]
+                            if p_bags_before[i, 0] != NOT_RECORDED:
+                                bags[k, sd] = p_bags_before[i, sd]
                     for sd in range(2):
                         log_t[sd] = tot[off, sd]
                         log_b[sd] = bags[off, sd]
@@ -942,8 +1026,8 @@ def run_games(P, R, Out, F, games, offsets, write):
             if fixed != NO_SEAT:
                 if d != fixed:
                     pos = _emit(F, pos, write, i, DEALER_OUT_OF_ROTATION, 0, d, NO_CARD, d & 1, F_DEALER, d, fixed)
-            elif i > a and h > hand_no[i - 1]:
-                exp = (np.int64(dealer[i - 1]) + (h - np.int64(hand_no[i - 1]))) % 4
+            elif i > a and h > p_hand_no[i - 1]:
+                exp = (np.int64(p_dealer[i - 1]) + (h - np.int64(p_hand_no[i - 1]))) % 4
                 if d != exp:
                     pos = _emit(F, pos, write, i, DEALER_OUT_OF_ROTATION, 0, d, NO_CARD, d & 1, F_DEALER, d, exp)
             # PLAYED_AFTER_GAME_END
@@ -960,17 +1044,17 @@ def run_games(P, R, Out, F, games, offsets, write):
                     own_totals[sd] = np.int64(np.rint(tot[off, sd]))
             else:
                 for sd in range(2):
-                    if score_total[i, sd] == NOT_RECORDED or score_points[i, sd] == NOT_RECORDED:
+                    if p_score_total[i, sd] == NOT_RECORDED or p_score_points[i, sd] == NOT_RECORDED:
                         scores_known = False
                 for sd in range(2):
-                    own_totals[sd] = np.int64(score_total[i, sd]) - np.int64(score_points[i, sd]) if scores_known else 0
+                    own_totals[sd] = np.int64(p_score_total[i, sd]) - np.int64(p_score_points[i, sd]) if scores_known else 0
             # the hand: deal, bids, play, tricks taken
-            if P.has_deal[i]:
-                pos, dup = _check_deal(P.deal, P.deal_len, i, deck, F, pos, write)
+            if p_has_deal[i]:
+                pos, dup = _check_deal(p_deal, p_deal_len, i, deck, F, pos, write)
                 if dup:
                     beyond = True
                     break
-            pos = _check_bids(P.bid_seat, P.bid_value, P.bid_nil, P.bid_blind, P.bid_whole, np.int64(P.n_bids[i]),
+            pos = _check_bids(p_bid_seat, p_bid_value, p_bid_nil, p_bid_blind, p_bid_whole, np.int64(p_n_bids[i]),
                               d, i, opt, own_totals, scores_known, eff, F, pos, write)
             for s in range(4):
                 j = eff[s]
@@ -978,20 +1062,20 @@ def run_games(P, R, Out, F, games, offsets, write):
                     bid[s, 0] = bid[s, 1] = bid[s, 2] = bid[s, 3] = 0.0
                 else:
                     bid[s, 0] = 1.0
-                    bid[s, 1] = P.bid_value[i, j]
-                    bid[s, 2] = 1.0 if P.bid_nil[i, j] or P.bid_value[i, j] == 0.0 else 0.0
-                    bid[s, 3] = 1.0 if P.bid_blind[i, j] else 0.0
-            nt = np.int64(P.n_tricks[i])
+                    bid[s, 1] = p_bid_value[i, j]
+                    bid[s, 2] = 1.0 if p_bid_nil[i, j] or p_bid_value[i, j] == 0.0 else 0.0
+                    bid[s, 3] = 1.0 if p_bid_blind[i, j] else 0.0
+            nt = np.int64(p_n_tricks[i])
             pos, nren, complete, ends_short = _replay(
-                i, nt, d, P.trick_leader, P.trick_len, P.trick_cards, P.trick_winner, P.has_deal[i], P.deal,
-                P.deal_len, opt, suit, power, deck, suit_mask, Out.t_leader, Out.t_winner, Out.t_led, Out.t_broken,
+                i, nt, d, p_trick_leader, p_trick_len, p_trick_cards, p_trick_winner, p_has_deal[i], p_deal,
+                p_deal_len, opt, suit, power, deck, suit_mask, o_t_leader, o_t_winner, o_t_led, o_t_broken,
                 taken, F, pos, write, reneges, pc, pl, later, hold, held0, unknown,
             )
-            has_taken = P.has_taken[i]
-            pos = _check_taken(i, nt, complete, ends_short, has_taken, P.taken, taken, taken_s, F, pos, write)
+            has_taken = p_has_taken[i]
+            pos = _check_taken(i, nt, complete, ends_short, has_taken, p_taken, taken, taken_s, F, pos, write)
             for s in range(4):
-                Out.taken[i, s] = taken[s]
-                Out.taken_score[i, s] = taken_s[s]
+                o_taken[i, s] = taken[s]
+                o_taken_score[i, s] = taken_s[s]
             if not (complete or has_taken):
                 check_score = False  # the tricks each seat took are unknown
             # the score chains: as played, and after the renege penalty (the official one when there
@@ -1008,21 +1092,21 @@ def run_games(P, R, Out, F, games, offsets, write):
                         true_res[sd, 0], true_res[sd, 1], true_res[sd, 2], true_res[sd, 3] = res[0], res[1], res[2], res[3]
                         true_res[sd, 4], true_res[sd, 5], true_res[sd, 6], true_res[sd, 7] = res[4], res[5], res[6], res[7]
                         true_res[sd, 8] = res[8]
-                    hs_contract[i, k, sd] = res[0]
-                    hs_tricks[i, k, sd] = res[1]
-                    hs_made[i, k, sd] = res[2]
-                    hs_bags_hand[i, k, sd] = res[3]
-                    hs_nil[i, k, sd] = res[4]
-                    hs_penalty[i, k, sd] = res[5]
-                    hs_points[i, k, sd] = res[6]
+                    o_hs_contract[i, k, sd] = res[0]
+                    o_hs_tricks[i, k, sd] = res[1]
+                    o_hs_made[i, k, sd] = res[2]
+                    o_hs_bags_hand[i, k, sd] = res[3]
+                    o_hs_nil[i, k, sd] = res[4]
+                    o_hs_penalty[i, k, sd] = res[5]
+                    o_hs_points[i, k, sd] = res[6]
                     t_after, b_after = res[7], res[8]
                     if not check_score:
-                        if score_total[i, sd] != NOT_RECORDED:
-                            t_after = score_total[i, sd]
-                        if score_bags[i, sd] != NOT_RECORDED:
-                            b_after = score_bags[i, sd]
-                    hs_total[i, k, sd] = tot[k, sd] = t_after
-                    hs_bags[i, k, sd] = bags[k, sd] = b_after
+                        if p_score_total[i, sd] != NOT_RECORDED:
+                            t_after = p_score_total[i, sd]
+                        if p_score_bags[i, sd] != NOT_RECORDED:
+                            b_after = p_score_bags[i, sd]
+                    o_hs_total[i, k, sd] = tot[k, sd] = t_after
+                    o_hs_bags[i, k, sd] = bags[k, sd] = b_after
             if winner == NO_SEAT:
                 w = _winner_of(opt, tot[off, 0], tot[off, 1])
                 if w != NO_SEAT:
@@ -1030,33 +1114,41 @@ def run_games(P, R, Out, F, games, offsets, write):
                     ended = h
                     ended_row = i
                     final[0], final[1] = tot[off, 0], tot[off, 1]
-            pos = _check_scores(i, i == a, not missing, check_score, score_points, score_total, score_bags,
-                                P.score_before, P.bags_before, opt, bid, taken_p, before_t, before_b, true_res,
+            pos = _check_scores(i, i == a, not missing, check_score, p_score_points, p_score_total, p_score_bags,
+                                p_score_before, p_bags_before, opt, bid, taken_p, before_t, before_b, true_res,
                                 log_t, log_b, lg, F, pos, write)
             if not check_score:  # the log's own state is the true one again
                 for sd in range(2):
                     log_t[sd] = tot[off, sd]
                     log_b[sd] = bags[off, sd]
             # GAME_RESULT_MISMATCH
-            rw = np.int64(P.winner[i])
+            rw = np.int64(p_winner[i])
             if rw != NO_SEAT:
                 if winner == NO_SEAT:
                     pos = _emit(F, pos, write, i, GAME_RESULT_MISMATCH, 0, NO_SEAT, NO_CARD, rw, F_WINNER, rw, NAN)
                 elif winner != rw:
                     pos = _emit(F, pos, write, i, GAME_RESULT_MISMATCH, 0, NO_SEAT, NO_CARD, rw, F_WINNER, rw, winner)
-            Out.n_find[i] = pos - start
+            o_n_find[i] = pos - start
         if beyond:
-            Out.g_reference[g] = True
-            nfind[g] = 0
+            o_g_reference[g] = True
+            o_g_nfind[g] = 0
             continue
         if winner != NO_SEAT:
-            Out.g_total[g, 0], Out.g_total[g, 1] = final[0], final[1]
+            o_g_total[g, 0], o_g_total[g, 1] = final[0], final[1]
         else:
-            Out.g_total[g, 0], Out.g_total[g, 1] = tot[off, 0], tot[off, 1]
-        Out.g_winner[g] = winner
-        Out.g_ended[g] = ended
-        Out.g_ended_row[g] = ended_row
-        nfind[g] = pos - offsets[kg]
+            o_g_total[g, 0], o_g_total[g, 1] = tot[off, 0], tot[off, 1]
+        o_g_winner[g] = winner
+        o_g_ended[g] = ended
+        o_g_ended_row[g] = ended_row
+        o_g_nfind[g] = pos - offsets[kg]
+
+
+_RUN_GAMES_ARGS = (
+    [f"p_{f}" for f in HandsIn._fields] + [f"r_{f}" for f in RulesIn._fields] + [f"o_{f}" for f in CoreOut._fields]
+    + ["F", "games", "offsets", "write", "wf", "wi", "wu"]
+)
+if list(run_games.py_func.__code__.co_varnames[: run_games.py_func.__code__.co_argcount]) != _RUN_GAMES_ARGS:
+    raise RuntimeError("run_games: its parameters must be HandsIn, RulesIn and CoreOut field by field")
 
 
 def _threads() -> int:
@@ -1068,7 +1160,7 @@ def _threads() -> int:
 def _parallel(P, R, Out, F, games: np.ndarray, offsets: np.ndarray, write: bool, threads: int) -> None:
     """``run_games`` over ``games`` on ``threads`` threads, in slices of about equal hand counts."""
     if threads <= 1 or len(games) < 2 * threads:
-        run_games(P, R, Out, F, games, offsets, write)
+        run_games(*P, *R, *Out, F, games, offsets, write, *alloc_work())
         return
     from concurrent.futures import ThreadPoolExecutor
 
@@ -1078,7 +1170,7 @@ def _parallel(P, R, Out, F, games: np.ndarray, offsets: np.ndarray, write: bool,
     bounds = [0, *sorted(set(int(c) for c in cuts)), len(games)]
     with ThreadPoolExecutor(threads) as pool:
         jobs = [
-            pool.submit(run_games, P, R, Out, F, games[lo:hi], offsets[lo:hi], write)
+            pool.submit(run_games, *P, *R, *Out, F, games[lo:hi], offsets[lo:hi], write, *alloc_work())
             for lo, hi in zip(bounds, bounds[1:])
             if hi > lo
         ]

@@ -232,12 +232,12 @@ class _Scanned:
     scan: Any = None  # the scan itself (its per-hand arrays feed a validate's check)
 
 
-def _scan_block(b: _Block) -> _Scanned:
+def _scan_block(b: _Block, threads: int | None = None) -> _Scanned:
     from spadework.parsers import jsonl_scan
 
     buf = b.data
     with _timed("scan"):
-        s = jsonl_scan.scan(buf, b.starts, b.ends)
+        s = jsonl_scan.scan(buf, b.starts, b.ends, threads)
     fast = np.flatnonzero(s.status == jsonl_scan.OK)
     python = np.flatnonzero(s.status == jsonl_scan.PYTHON)
     lines = b.first_line + np.arange(len(b.starts), dtype=np.int64)
@@ -466,7 +466,10 @@ def _settle_file(con, path: str | os.PathLike[str], source: str, result: FileRes
     _flush(con, batch, errors)
 
 
-def _load_jsonl_file(con, path, source: str, chunk_bytes: int, on_batch: Callable[[int, int], None] | None, stream=None) -> FileResult:
+def _load_jsonl_file(
+    con, path, source: str, chunk_bytes: int, on_batch: Callable[[int, int], None] | None, stream=None,
+    scan_threads: int | None = None,
+) -> FileResult:
     """Load one canonical JSON Lines file (see the module doc).
 
     The file's earlier rows go first (with a new load generation, :func:`mark_loaded`); each block
@@ -480,7 +483,7 @@ def _load_jsonl_file(con, path, source: str, chunk_bytes: int, on_batch: Callabl
     _in_transaction(con, lambda: (mark_loaded(con), _forget_file(con, source)))
     fs = _FileState(others=con.execute(f"SELECT count(*) > 0 FROM {HAND_RECORDS}").fetchall()[0][0])
     try:
-        scanned = _prefetch(_scan_block(b) for b in _blocks(path, chunk_bytes))
+        scanned = _prefetch(_scan_block(b, scan_threads) for b in _blocks(path, chunk_bytes))
         try:
             for sc in scanned:
                 before = (result.hands, result.errors)
@@ -530,6 +533,7 @@ def load_fast(
     progress: bool = False,
     chunk_bytes: int | None = None,
     stream=None,
+    scan_threads: int | None = None,
 ) -> LoadSummary:
     """Load files and folders like :func:`spadework.parsers.db.load_files`, reading canonical JSON
     Lines with compiled code.
@@ -540,7 +544,8 @@ def load_fast(
     file, and any fast-path file that fails to read part way (a truncated ``.gz``), is loaded by
     the Python loader, many files per transaction.  Every transaction records a new load
     generation (:func:`spadework.parsers.state.mark_loaded`).  ``chunk_bytes``: bytes of lines scanned
-    at a time.  Raises ``FileNotFoundError`` for a path that does not exist.
+    at a time; ``scan_threads``: threads the compiled reader scans a block on (default numba's count).
+    Raises ``FileNotFoundError`` for a path that does not exist.
     """
     summary = LoadSummary()
     paths = list(paths)
@@ -563,7 +568,7 @@ def load_fast(
             if file_fmt == "jsonl" and fast_format(path, file_fmt) and _size(path) >= FAST_MIN_BYTES:  # read per call (tests set 0)
                 python.commit()  # the files before it are written first, as one by one
                 try:
-                    result = _load_jsonl_file(con, path, source, chunk_bytes, on_batch, stream)
+                    result = _load_jsonl_file(con, path, source, chunk_bytes, on_batch, stream, scan_threads)
                 except (OSError, EOFError, FastLoadError):
                     result = None  # rolled back: the Python loader reads the file and says what is wrong
             if result is None:
