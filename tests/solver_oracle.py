@@ -113,16 +113,23 @@ def random_ending(rng: random.Random, ruleset: Ruleset, tricks: int, *, broken: 
     for s in range(4):
         for _ in range(n):
             hands[s].append(next(it))
-    trick = []
-    for i in range(k):
-        seat = (leader + i) % 4
-        trick.append(hands[seat].pop(rng.randrange(len(hands[seat]))))
     if trick_number is None:
         trick_number = 14 - n
     if broken is None:
         broken = rng.random() < 0.5
     if trick_number == 1:
         broken = False
+    # the cards of the current trick are legal ones (a position legal play can reach)
+    from spadework.analysis.engine.replay import legal_cards
+
+    trick = []
+    for i in range(k):
+        seat = (leader + i) % 4
+        legal = legal_cards(hands[seat], trick, spades_broken=broken, trick_number=trick_number, ruleset=ruleset)
+        card = rng.choice(legal)
+        hands[seat].remove(card)
+        trick.append(card)
+    if trick_number == 1:
         # a short hand at trick 1 (the first-trick rules on a small tree): not a checkable position
         from spadework.analysis.solver.position import Position
         from spadework.parsers.seats import Seat

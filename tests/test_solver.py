@@ -154,6 +154,24 @@ def test_position_errors_name_the_problem():
         position_from_pbn("N:AKQ2.JT3.984.A52 JT9.AKQ.AKQ.KQJ4 8765.9876.765.76 43.542.JT32.T983", "W", (), 1, True)
 
 
+def test_positions_legal_play_cannot_reach_are_refused():
+    # a renege inside the current trick: N discards 2D on a club lead while holding 3C
+    with pytest.raises(PositionError, match="2D in the current trick is not a legal card there: N did not follow suit to 9C while holding 3C"):
+        position_from_pbn("N:.A..3 .K.4.5 .Q.6.7 .J.8.", "W", ("9C", "2D"))
+    # a spade led before spades are broken by a leader holding a heart
+    with pytest.raises(PositionError, match="W led a spade before spades were broken while holding JH"):
+        position_from_pbn("N:A.A.. K.K.. Q.Q.. .J..", "W", ("JS",))
+    assert position_from_pbn("N:A.A.. K.K.. Q.Q.. .J..", "W", ("JS",), None, True).trick == ("JS",)  # broken: legal
+    # with first_lead two_of_clubs the 2C's holder leads trick 1, and leads the 2C
+    deal = "N:A862.Q82.762.AT2 Q4.J9543.K54.985 975.AK7.T93.J764 KJT3.T6.AQJ8.KQ3"
+    two_c = {"preset": "standard", "first_lead": "two_of_clubs"}
+    with pytest.raises(PositionError, match=r"holder of the 2C \(N\) leads trick 1, not E"):
+        position_from_pbn(deal, "E", rules=two_c)
+    with pytest.raises(PositionError, match="AC in the current trick is not a legal card there: N holds the 2C and must lead it"):
+        position_from_pbn("N:A862.Q82.762.T2 Q4.J9543.K54.985 975.AK7.T93.J764 KJT3.T6.AQJ8.KQ3", "N", ("AC",), rules=two_c)
+    assert position_from_pbn(deal, "N", rules=two_c).legal_cards() == ["2C"]
+
+
 def test_full_deal_from_trick_one():
     s = Solver()
     p = position_from_pbn("N:AKQ2.JT3.984.A52 JT9.AKQ.AKQ.KQJ4 8765.9876.765.76 43.542.JT32.T983", "W")
@@ -206,7 +224,7 @@ def test_judge_position_equals_exhaustive_search_for_every_card():
     out_cards = np.zeros(kernel.MAX_MOVES, dtype=np.int64)
     out_best = np.zeros(kernel.MAX_MOVES, dtype=np.int64)
     costly = 0
-    for i in range(60 * SCALE):
+    for i in range(90 * SCALE):
         rs = get_ruleset(rng.choice(RULESETS))
         pos = random_ending(rng, rs, rng.choice([2, 3, 4]), broken=i % 2 == 0)
         ns, ew, cards, _ = exhaustive(pos)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from spadework.analysis.engine.replay import legal_cards
+from spadework.analysis.engine.replay import TWO_OF_CLUBS, legal_cards
 from spadework.analysis.engine.rules import STANDARD, Ruleset, RulesError, get_ruleset
 from spadework.parsers.cards import CardError, Deck, parse_card, parse_pbn_deal, parse_pbn_hand, sort_cards
 from spadework.parsers.encoding import CODE_TABLE, N_CARDS, SPADE_ID, deck_arrays
@@ -126,6 +126,39 @@ class Position:
                 raise PositionError(
                     f"{s} holds {len(self.hands[s])} cards; at trick {self.trick_number} it should hold {want}{why}"
                 )
+        self._check_reachable()
+
+    def _check_reachable(self) -> None:
+        """Raise :class:`PositionError` when legal play cannot reach this position: with
+        ``first_lead: two_of_clubs`` another seat than the 2C's holder leads trick 1, or a card of
+        the current trick was not a legal card for its seat (a renege, a spade led before spades
+        are broken while the leader held another suit: RULES.md section 4)."""
+        if self.trick_number == 1 and self.ruleset.first_lead == "two_of_clubs":
+            holder = next((s for s in SEATS if TWO_OF_CLUBS in self.hands[s]), None)
+            if self.trick and self.trick[0] == TWO_OF_CLUBS:
+                holder = self.leader
+            if holder is not None and holder != self.leader:
+                raise PositionError(
+                    f"with first_lead two_of_clubs the holder of the 2C ({holder}) leads trick 1, not {self.leader}"
+                )
+        suits = self.ruleset.suits
+        for i, card in enumerate(self.trick):
+            seat = Seat((int(self.leader) + i) & 3)
+            held = (*self.hands[seat], card)
+            legal = legal_cards(
+                held, self.trick[:i], spades_broken=self.spades_broken, trick_number=self.trick_number, ruleset=self.ruleset
+            )
+            if card in legal:
+                continue
+            if i:
+                led = suits[self.trick[0]]
+                also = [c for c in self.hands[seat] if suits[c] == led]
+                why = f"{seat} did not follow suit to {self.trick[0]} while holding {' '.join(also)}"
+            elif self.trick_number == 1 and TWO_OF_CLUBS in held and self.ruleset.first_lead == "two_of_clubs":
+                why = f"{seat} holds the 2C and must lead it to trick 1"
+            else:
+                why = f"{seat} led a spade before spades were broken while holding {' '.join(legal)}"
+            raise PositionError(f"{card} in the current trick is not a legal card there: {why}")
 
 
 def _cards(value: Any, what: str) -> tuple[str, ...]:
