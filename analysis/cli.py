@@ -148,12 +148,32 @@ def _validate_rules(rules):
     return rules
 
 
-def _open_db(db: Path | None, read_only: bool = False):
+def _open_db(db: Path | None, read_only: bool = False, existing: bool = False):
+    """Open ``db`` (exit 2 with a sentence when it cannot be).  ``existing``: it must already be a
+    spadework database, as the commands that read loaded hands need; a DuckDB file made by
+    something else is refused before any table is added to it."""
     from spadework.parsers.db import connect
 
-    if read_only and db is not None and not db.exists():
+    if (read_only or existing) and db is not None and not db.exists():
         err.print(f"error: {db}: no such database (create it with `spadework load ... --db {db}`)")
         raise typer.Exit(EXIT_BAD_INPUT)
+    if existing and db is not None:
+        import duckdb
+
+        from spadework.parsers.state import holds_spadework_tables
+
+        try:
+            with duckdb.connect(str(db), read_only=True) as probe:
+                ours = holds_spadework_tables(probe)
+        except Exception as exc:  # not a DuckDB file, or locked
+            err.print(f"error: cannot open database {db}: {exc}")
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        if not ours:
+            err.print(
+                f"error: {db} is not a spadework database (it holds no loaded hands); "
+                f"load logs into it first: `spadework load LOGS --db {db}`"
+            )
+            raise typer.Exit(EXIT_BAD_INPUT)
     try:
         con = connect(db, read_only=read_only)
     except Exception as exc:  # duckdb raises its own IOException family
@@ -271,10 +291,7 @@ def check(
 
     Prints how many findings each code raised.  Exit 0 when clean, 1 when anything was found.
     """
-    if not db.exists():
-        err.print(f"error: {db}: no such database (create it with `spadework load LOGS --db {db}`)")
-        raise typer.Exit(EXIT_BAD_INPUT)
-    con = _open_db(db)
+    con = _open_db(db, existing=True)
     rules_spec = _validate_rules(_parse_rules_option(rules))
     chosen = _engine(engine, con=con)
     _limit_memory(con, memory_limit, chosen)
@@ -632,13 +649,16 @@ def judge_bids(
         err.print(f"error: {db}: no such database (create it with `spadework validate LOGS --db {db}`)")
         raise typer.Exit(EXIT_BAD_INPUT)
     try:
-        result = judge(_open_db(db))
+        result = judge(_open_db(db, existing=True))
     except NotChecked as exc:  # tricks taken come from the check
         err.print(f"error: {exc}", markup=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     out.print(f"Valued {_n(result.values.height, 'seat')} in {_n(result.hands - result.skipped_hands, 'hand')}")
     for note in result.notes:
         out.print(f"  {note}")
+    if result.values.height == 0:  # no fit was made: do not print the models' starting values as one
+        out.print("  nothing to judge: no hand has a complete deal (a score sheet records none)")
+        return
     out.print(f"  tricks: {result.tricks.describe()}")
     out.print(f"  nil:    {result.nil.describe()}")
 
@@ -709,10 +729,7 @@ def analyse(
     from spadework.analysis.solver.judge import analyse_db
     from spadework.parsers.state import NotChecked
 
-    if not db.exists():
-        err.print(f"error: {db} does not exist (make it with `spadework load`)")
-        raise typer.Exit(EXIT_BAD_INPUT)
-    con = _open_db(db)
+    con = _open_db(db, existing=True)
     summary = analyse_db(con, workers=workers, progress=not quiet and err.is_terminal)
     skipped = sum(summary.skipped.values())
     out.print(
@@ -727,7 +744,10 @@ def analyse(
     except NotChecked:  # the hand values are calibrated on the checked tricks taken
         out.print("Bids not judged: the database is not checked (run `spadework check`, then `spadework judge-bids`)")
     else:
-        out.print(f"Judged {_n(bids.values.height, 'bid')}: {bids.tricks.describe()}")
+        if bids.values.height:
+            out.print(f"Judged {_n(bids.values.height, 'bid')}: {bids.tricks.describe()}")
+        else:
+            out.print("Bids not judged: no hand has a complete deal (a score sheet records none)")
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

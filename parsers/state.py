@@ -109,6 +109,13 @@ def _objects(con) -> set[str]:
     return {r[0] for r in rows}
 
 
+def holds_spadework_tables(con) -> bool:
+    """True when the database has spadework's loaded tables (``hand_records`` or ``hands``): a
+    DuckDB file made by something else has neither, and commands that read hands refuse it rather
+    than add spadework's tables to it."""
+    return bool({"hand_records", "hands"} & _objects(con))
+
+
 def _has_state(con) -> bool:
     return STATE_TABLE in _objects(con)
 
@@ -201,6 +208,7 @@ __all__ = [
     "NotChecked",
     "database_path",
     "derived_state",
+    "holds_spadework_tables",
     "loaded_generation",
     "mark_checked",
     "mark_loaded",

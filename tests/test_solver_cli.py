@@ -132,3 +132,27 @@ def test_analyse_judges_the_bids_of_a_checked_database_and_says_when_it_cannot(t
     assert "Judged 12 bids" in r.output
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT count(*), count(DISTINCT hand) FROM hand_values").fetchone() == (12, 3)
+
+
+def test_commands_that_read_hands_refuse_a_database_made_by_something_else(tmp_path):
+    db = tmp_path / "other.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute("CREATE TABLE customers (id INTEGER)")
+    for command in ("analyse", "judge-bids", "check"):
+        r = run(command, "--db", db)
+        assert r.exit_code == 2, (command, r.output)
+        assert "is not a spadework database" in r.output, (command, r.output)
+    with duckdb.connect(str(db), read_only=True) as con:  # nothing was added to it
+        assert con.execute("SELECT table_name FROM duckdb_tables()").fetchall() == [("customers",)]
+
+
+def test_a_score_sheet_has_no_deal_so_no_bid_is_judged(tmp_path):
+    sheet = tmp_path / "sheet.csv"
+    assert run("simulate", "--players", "4", "--games", "1", "--seed", "3", "--out", sheet, "-q").exit_code == 0
+    db = tmp_path / "sheet.duckdb"
+    assert run("validate", sheet, "--db", db, "-q").exit_code in (0, 1)
+    r = run("judge-bids", "--db", db)
+    assert r.exit_code == 0 and "nothing to judge: no hand has a complete deal" in r.output, r.output
+    assert "tricks:" not in r.output  # no model printed as if it had been fitted
+    r = run("analyse", "--db", db, "--workers", "1", "-q")
+    assert r.exit_code == 0 and "Bids not judged: no hand has a complete deal" in r.output, r.output
