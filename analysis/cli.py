@@ -552,7 +552,11 @@ def standings(
         _limit_memory(con, None, chosen)
         summary = _load_and_check(con, paths, fmt, rules_spec, quiet or as_json or as_csv, chosen)
         rejected = summary.errors
-    result = st_mod.standings(con, chain, by_event=not overall, event=event)
+    try:
+        result = st_mod.standings(con, chain, by_event=not overall, event=event)
+    except ValueError as exc:  # an event no hand names
+        err.print(f"error: --event: {exc}", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
     if as_json:
         import orjson
 

@@ -331,9 +331,15 @@ def standings(
     ``con``: a DuckDB connection with the loaded and checked tables (read-only is fine).
     ``tiebreak``: a chain of :data:`TIEBREAKS` keys (text ``"wins,point_diff"`` or a sequence; default
     :data:`DEFAULT_TIEBREAK`).  ``by_event``: one ranking per event (``False``: one over every game,
-    ``event`` null).  ``event``: only that event.  Raises ``ValueError`` for an unknown tie-break.
+    ``event`` null).  ``event``: only that event.  Raises ``ValueError`` for an unknown tie-break
+    or an event no loaded hand names (the message lists the events there are).
     """
     chain = parse_tiebreak(tiebreak)
+    if event is not None:
+        known = [r[0] for r in con.execute("SELECT DISTINCT event FROM hands WHERE event IS NOT NULL ORDER BY 1").fetchall()]
+        if event not in known:
+            listed = ", ".join(repr(e) for e in known[:20]) + (" ..." if len(known) > 20 else "")
+            raise ValueError(f"no loaded hand names the event {event!r}; " + (f"the events are {listed}" if known else "the logs name no event"))
     games = game_results(con, event)
     entries = _entries(con, event)
     if not by_event:

@@ -153,6 +153,9 @@ def test_cli(club_db):
     assert "'=HYPERLINK" in r.stdout and r.stdout.splitlines()[0].startswith("game_id,event,date")
     r = runner.invoke(cli.app, ["standings", "--db", str(club_db), "--json", "--event", "Thursday club night"])
     assert r.exit_code == 0 and len(json.loads(r.stdout)["games"]) == 4
+    r = runner.invoke(cli.app, ["standings", "--db", str(club_db), "--event", "Friday club night"])
+    assert r.exit_code == 2 and "no loaded hand names the event 'Friday club night'" in r.output, r.output
+    assert "'Thursday club night'" in r.output  # the events there are
     r = runner.invoke(cli.app, ["standings", "--db", str(club_db), "--tiebreak", "luck"])
     assert r.exit_code == 2 and "unknown tie-break" in r.output
     r = runner.invoke(cli.app, ["standings"])
