@@ -699,23 +699,42 @@ def solve(
             raise typer.Exit(EXIT_BAD_INPUT)
         items = [batch.solve_deal(deal, leader, trick, trick_number, spades_broken, rules, nil_seat)]
     else:
+        given = [name for name, v in (("--leader", leader), ("--trick", trick), ("--trick-number", trick_number),
+                                      ("--spades-broken", spades_broken or None), ("--rules", rules),
+                                      ("--nil-seat", nil_seat)) if v is not None]  # fmt: skip
+        if given:
+            err.print(f"error: {', '.join(given)} go with --deal; a POSITIONS file gives them on each line")
+            raise typer.Exit(EXIT_BAD_INPUT)
         try:
-            stream = sys.stdin.buffer if str(positions) == "-" else open(positions, "rb")  # noqa: SIM115
+            from spadework.parsers.io import open_binary  # gzip, and UTF-16/32 with a byte-order mark
+
+            stream = sys.stdin.buffer if str(positions) == "-" else open_binary(positions)
         except OSError as exc:
             err.print(f"error: {exc}")
             raise typer.Exit(EXIT_BAD_INPUT) from None
         items = batch.solve_lines(stream)
     bad = 0
-    for item in items:
-        if item.error is not None:
-            bad += 1
-            err.print(f"error: {item.error}")
-        if as_json:
-            sys.stdout.write(batch.dumps(item.to_json()) + "\n")
-            sys.stdout.flush()
-        elif item.error is None:
-            out.print(batch.format_text(item))
+    try:
+        for item in items:
+            bad += _print_solved(item, as_json)
+    except (EOFError, OSError) as exc:  # a gzip cut off part way, a file gone
+        err.print(f"error: {positions}: cannot read the rest of the file ({exc})", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
     raise typer.Exit(EXIT_BAD_INPUT if bad else EXIT_OK)
+
+
+def _print_solved(item, as_json: bool) -> int:
+    """Print one solved position (or its error, on standard error); 1 when it was a bad line."""
+    from spadework.analysis.solver import batch
+
+    if item.error is not None:
+        err.print(f"error: {item.error}", markup=False)
+    if as_json:
+        sys.stdout.write(batch.dumps(item.to_json()) + "\n")
+        sys.stdout.flush()
+    elif item.error is None:
+        out.print(batch.format_text(item))
+    return int(item.error is not None)
 
 
 @app.command()

@@ -45,6 +45,21 @@ def test_solve_jsonl_reports_bad_lines_and_solves_the_others(tmp_path):
     assert lines[4]["nil_safe"] is True and lines[4]["ms"] >= 0
 
 
+def test_solve_reads_gzip_and_byte_order_marks_and_refuses_options_of_a_deal(tmp_path):
+    import gzip
+
+    text = json.dumps(GOOD) + "\n"
+    files = {"p.jsonl.gz": gzip.compress(text.encode()), "bom8.jsonl": b"\xef\xbb\xbf" + text.encode(),
+             "bom16.jsonl": text.encode("utf-16")}  # fmt: skip
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+        r = run("solve", tmp_path / name, "--json")
+        assert r.exit_code == 0, (name, r.output)
+        assert json.loads(r.stdout)["tricks"] == {"NS": 2, "EW": 0}, name
+    r = run("solve", tmp_path / "bom8.jsonl", "--leader", "W")
+    assert r.exit_code == 2 and "--leader go with --deal" in r.output
+
+
 def test_solve_deal_typed_by_hand():
     r = run("solve", "--deal", "N:AKQ2.JT3.984.A52 JT9.AKQ.AKQ.KQJ4 8765.9876.765.76 43.542.JT32.T983",
             "--leader", "W", "--json")

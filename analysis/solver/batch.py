@@ -38,11 +38,13 @@ class SolveLine:
 
 
 def solve_lines(lines: Iterable[str | bytes], solver: Solver | None = None) -> Iterator[SolveLine]:
-    """Solve one JSON position per line (blank lines skipped; see
+    """Solve one JSON position per line (blank lines and a leading UTF-8 byte-order mark skipped; see
     :func:`~spadework.analysis.solver.position.position_from_json` for the keys)."""
     solver = solver or shared_solver()
     for n, raw in enumerate(lines, 1):
         text = raw.strip()
+        if n == 1:  # a UTF-8 byte-order mark, as some editors save text
+            text = text[3:] if isinstance(text, bytes) and text.startswith(b"\xef\xbb\xbf") else text.lstrip("\ufeff") if isinstance(text, str) else text
         if not text:
             continue
         try:
