@@ -541,6 +541,9 @@ def standings(
     if table not in ("players", "partnerships", "games"):
         err.print(f"error: --table must be players, partnerships or games, not {table!r}")
         raise typer.Exit(EXIT_BAD_INPUT)
+    if table != "players" and not as_csv:
+        err.print("error: --table goes with --csv (the text and --json show every table)")
+        raise typer.Exit(EXIT_BAD_INPUT)
     rejected = 0
     if db is not None:
         con = _open_db(db, read_only=True)

@@ -69,10 +69,17 @@ def parse_tiebreak(text: str | Sequence[str] | None) -> tuple[str, ...]:
     Raises ``ValueError`` naming the known keys for an unknown one."""
     if text is None:
         return DEFAULT_TIEBREAK
-    keys = [k.strip() for k in (text.split(",") if isinstance(text, str) else text) if k.strip()]
+    parts = [k.strip() for k in (text.split(",") if isinstance(text, str) else text)]
+    keys = [k for k in parts if k]
     bad = [k for k in keys if k not in TIEBREAKS]
     if bad or not keys:
-        raise ValueError(f"unknown tie-break {bad or text!r}; known: {', '.join(TIEBREAKS)}")
+        named = ", ".join(bad) if bad else "none"
+        raise ValueError(f"unknown tie-break {named}; known: {', '.join(TIEBREAKS)}")
+    if len(keys) != len(parts):
+        raise ValueError(f"an empty item in the tie-break chain {','.join(parts)!r}")
+    twice = sorted({k for k in keys if keys.count(k) > 1})
+    if twice:
+        raise ValueError(f"{', '.join(twice)} named twice in the tie-break chain")
     return tuple(keys)
 
 

@@ -38,7 +38,7 @@ def test_solve_jsonl_reports_bad_lines_and_solves_the_others(tmp_path):
     assert len(lines) == 5
     assert lines[0]["tricks"] == {"NS": 2, "EW": 0} and lines[0]["cards"] == {"AS": 2, "KH": 2}
     assert lines[1]["line"] == 2 and "not JSON" in lines[1]["error"]
-    assert lines[2]["line"] == 3 and "'X' is not a seat" in lines[2]["error"]
+    assert lines[2]["line"] == 3 and '"X" is not a seat' in lines[2]["error"]
     assert lines[3]["line"] == 4 and "AS is held twice" in lines[3]["error"]
     # W led the TH; N to play: the KH wins it and the AS the last trick; E's nil is safe (E's QH is below)
     assert lines[4]["tricks"] == {"NS": 2, "EW": 0} and lines[4]["cards"] == {"KH": 2}

@@ -157,7 +157,12 @@ def test_cli(club_db):
     assert r.exit_code == 2 and "no loaded hand names the event 'Friday club night'" in r.output, r.output
     assert "'Thursday club night'" in r.output  # the events there are
     r = runner.invoke(cli.app, ["standings", "--db", str(club_db), "--tiebreak", "luck"])
-    assert r.exit_code == 2 and "unknown tie-break" in r.output
+    assert r.exit_code == 2 and "unknown tie-break luck; known: wins," in r.output
+    for chain, why in (("wins,,point_diff", "an empty item"), ("wins,point_diff,wins", "wins named twice")):
+        r = runner.invoke(cli.app, ["standings", "--db", str(club_db), "--tiebreak", chain])
+        assert r.exit_code == 2 and why in r.output, (chain, r.output)
+    r = runner.invoke(cli.app, ["standings", "--db", str(club_db), "--table", "games"])
+    assert r.exit_code == 2 and "--table goes with --csv" in r.output
     r = runner.invoke(cli.app, ["standings"])
     assert r.exit_code == 2
 

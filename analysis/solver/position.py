@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+import orjson
 
 from spadework.analysis.engine.replay import TWO_OF_CLUBS, legal_cards
 from spadework.analysis.engine.rules import STANDARD, Ruleset, RulesError, get_ruleset
@@ -123,8 +124,9 @@ class Position:
             want = n - 1 if s in played else n
             if len(self.hands[s]) != want:
                 why = " (it already played to this trick)" if s in played else ""
+                held = len(self.hands[s])
                 raise PositionError(
-                    f"{s} holds {len(self.hands[s])} cards; at trick {self.trick_number} it should hold {want}{why}"
+                    f"{s} holds {held} card{'' if held == 1 else 's'}; at trick {self.trick_number} it should hold {want}{why}"
                 )
         self._check_reachable()
 
@@ -161,6 +163,14 @@ class Position:
             raise PositionError(f"{card} in the current trick is not a legal card there: {why}")
 
 
+def _shown(value: Any) -> str:
+    """A value as the position's JSON would spell it (null, true, ["N"], "X"), for messages."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return str(value)
+
+
 def _cards(value: Any, what: str) -> tuple[str, ...]:
     if isinstance(value, str):
         try:
@@ -168,7 +178,7 @@ def _cards(value: Any, what: str) -> tuple[str, ...]:
         except CardError as exc:
             raise PositionError(f"{what}: {exc}") from None
     if not isinstance(value, (list, tuple)):
-        raise PositionError(f"{what} must be a list of cards, not {value!r}")
+        raise PositionError(f"{what} must be a list of cards, not {_shown(value)}")
     try:
         return tuple(parse_card(c) for c in value)
     except CardError as exc:
@@ -179,7 +189,7 @@ def _seat(value: Any, what: str) -> Seat:
     try:
         return Seat.parse(value)
     except (ValueError, TypeError, AttributeError):
-        raise PositionError(f"{what} {value!r} is not a seat (N, E, S, W)") from None
+        raise PositionError(f"{what} {_shown(value)} is not a seat (N, E, S, W)") from None
 
 
 def _ruleset(value: Any) -> Ruleset:
@@ -223,9 +233,9 @@ def make_position(
         # seats that already played hold one card fewer; without them every seat holds n
         trick_number = 14 - n if not tr or any(len(hs[(int(lead) + len(tr) + i) & 3]) == n for i in range(4 - len(tr))) else 13 - n
     if isinstance(trick_number, bool) or not isinstance(trick_number, int):
-        raise PositionError(f"trick_number {trick_number!r} is not a whole number 1..13")
+        raise PositionError(f"trick_number {_shown(trick_number)} is not a whole number 1..13")
     if not isinstance(spades_broken, bool):
-        raise PositionError(f"spades_broken {spades_broken!r} is not true or false")
+        raise PositionError(f"spades_broken {_shown(spades_broken)} is not true or false")
     pos = Position(hs, lead, tr, trick_number, spades_broken, _ruleset(rules))  # type: ignore[arg-type]
     pos.check()
     return pos
