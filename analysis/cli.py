@@ -417,7 +417,7 @@ def convert(
 def simulate(
     out_path: Annotated[Path, typer.Option("--out", help="File to write (.jsonl, .spn or .csv; .gz to compress).")],
     players: Annotated[int, typer.Option("--players", min=4, help="Players in the club (at least 4).")] = 12,
-    games: Annotated[int, typer.Option("--games", min=0, help="Whole games to play, each to the target score.")] = 60,
+    games: Annotated[int, typer.Option("--games", min=0, help="Games to play, each to the target score (or stopped unfinished after 60 hands, as a game between sandbaggers can be).")] = 60,
     seed: Annotated[int, typer.Option("--seed", help="Random seed: the same seed writes the same bytes.")] = 1,
     out_fmt: Annotated[Optional[str], typer.Option("--format", help="jsonl, spn or csv (default: from --out).")] = None,
     rules: RulesOpt = None,
