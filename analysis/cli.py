@@ -676,7 +676,7 @@ def judge_bids(
 @app.command()
 def solve(
     positions: Annotated[Optional[Path], typer.Argument(help="JSON Lines file, one position per line ('-' = standard input).", show_default=False)] = None,
-    deal: Annotated[Optional[str], typer.Option("--deal", help='One position typed by hand: a PBN deal "N:AKQ.JT3.984.A52 ..." (suits S.H.D.C).')] = None,
+    deal: Annotated[Optional[str], typer.Option("--deal", help='One position typed by hand: a PBN deal "N:AKQ.JT3.984.A52 ..." (suits S.H.D.C; with --rules barmore or nyc a fifth group holds the jokers, B big and L little, e.g. "N:AK.Q.J.T.B ...").')] = None,
     leader: Annotated[Optional[str], typer.Option("--leader", help="With --deal: who led (or leads) the current trick.")] = None,
     trick: Annotated[Optional[str], typer.Option("--trick", help='With --deal: cards already played to this trick, e.g. "KH 2H".')] = None,
     trick_number: Annotated[Optional[int], typer.Option("--trick-number", help="With --deal: 1..13 (default: from the hand lengths).")] = None,
