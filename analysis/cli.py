@@ -719,14 +719,14 @@ def solve(
     bad = 0
     try:
         for item in items:
-            bad += _print_solved(item, as_json)
+            bad += _print_solved(item, as_json, numbered=positions is not None)
     except (EOFError, OSError) as exc:  # a gzip cut off part way, a file gone
         err.print(f"error: {positions}: cannot read the rest of the file ({exc})", markup=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     raise typer.Exit(EXIT_BAD_INPUT if bad else EXIT_OK)
 
 
-def _print_solved(item, as_json: bool) -> int:
+def _print_solved(item, as_json: bool, numbered: bool = False) -> int:
     """Print one solved position (or its error, on standard error); 1 when it was a bad line."""
     from spadework.analysis.solver import batch
 
@@ -736,7 +736,7 @@ def _print_solved(item, as_json: bool) -> int:
         sys.stdout.write(batch.dumps(item.to_json()) + "\n")
         sys.stdout.flush()
     elif item.error is None:
-        out.print(batch.format_text(item))
+        out.print(batch.format_text(item, numbered=numbered), markup=False)
     return int(item.error is not None)
 
 

@@ -43,6 +43,11 @@ def test_solve_jsonl_reports_bad_lines_and_solves_the_others(tmp_path):
     # W led the TH; N to play: the KH wins it and the AS the last trick; E's nil is safe (E's QH is below)
     assert lines[4]["tricks"] == {"NS": 2, "EW": 0} and lines[4]["cards"] == {"KH": 2}
     assert lines[4]["nil_safe"] is True and lines[4]["ms"] >= 0
+    # the text output names the line each answer is for (here lines 1 and 5 are good)
+    r = run("solve", f)
+    assert r.exit_code == 2
+    heads = [x for x in r.stdout.splitlines() if x.startswith("line ")]
+    assert heads == ["line 1: trick 12, N to lead", "line 5: trick 12, W led, played so far: TH; N to play"]
 
 
 def test_solve_reads_gzip_and_byte_order_marks_and_refuses_options_of_a_deal(tmp_path):

@@ -83,16 +83,21 @@ def solve_deal(
     return SolveLine(1, pos, sol)
 
 
-def format_text(item: SolveLine) -> str:
-    """A few readable lines for one answer (the command without ``--json``)."""
+def format_text(item: SolveLine, numbered: bool = False) -> str:
+    """A few readable lines for one answer (the command without ``--json``); ``numbered``: begin
+    with the input line it answers (a POSITIONS file)."""
     if item.error is not None:
         return f"error: {item.error}"
     pos, sol = item.position, item.solution
     assert pos is not None and sol is not None
     hands = "  ".join(f"{s}: {' '.join(sort_cards(pos.hands[s])) or '-'}" for s in SEATS)
-    trick = " ".join(pos.trick) or "-"
+    where = f"line {item.line}: " if numbered else ""
+    if pos.trick:
+        head = f"{where}trick {pos.trick_number}, {pos.leader} led, played so far: {' '.join(pos.trick)}; {pos.to_play} to play"
+    else:
+        head = f"{where}trick {pos.trick_number}, {pos.leader} to lead"
     lines = [
-        f"trick {pos.trick_number}, {pos.leader} led, played so far: {trick}; {pos.to_play} to play",
+        head,
         f"  {hands}",
         f"  best play: NS {sol.ns}, EW {sol.ew} tricks",
     ]
