@@ -179,6 +179,10 @@ def _open_db(db: Path | None, read_only: bool = False, existing: bool = False):
     except Exception as exc:  # duckdb raises its own IOException family
         err.print(f"error: cannot open database {db}: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    if read_only:  # a reader of a checked database (report, standings): DuckDB's memory capped
+        from spadework.analysis.engine.engines import limit_reader_memory
+
+        limit_reader_memory(con)
     try:  # typer carries its own click
         from typer._click.globals import get_current_context
     except ImportError:  # pragma: no cover - an older typer on click

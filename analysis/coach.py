@@ -60,6 +60,9 @@ def open_database(path: str | os.PathLike[str] = "data/sample/season.duckdb", fr
             except NotChecked:
                 con.close()
                 raise
+            from spadework.analysis.engine.engines import limit_reader_memory
+
+            limit_reader_memory(con)
             if freeze:
                 metrics.freeze(con)
             return con

@@ -191,6 +191,8 @@ def test_the_notebooks_loader_refuses_an_unchecked_database(tmp_path):
     run("check", "--db", path)
     c = coach.open_database(path)
     assert c.execute("SELECT count(*) FROM violations WHERE code = 'RENEGE'").fetchone()[0] == 1
+    # a reader's DuckDB keeps to READER_MEMORY_LIMIT (640MB, shown in MiB), not 80% of the machine
+    assert c.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "610.3 MiB"
     c.close()
 
 
