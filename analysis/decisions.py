@@ -60,15 +60,6 @@ LEAK_COLUMNS: tuple[str, ...] = (
 # Tables the decision metrics read
 
 
-def _tables(con) -> dict[str, set[str]]:
-    rows = con.execute("SELECT database_name, table_name FROM duckdb_tables()").fetchall()
-    rows += con.execute("SELECT database_name, view_name FROM duckdb_views() WHERE NOT internal").fetchall()
-    out: dict[str, set[str]] = {}
-    for db, name in rows:
-        out.setdefault(name, set()).add(db)
-    return out
-
-
 def ensure_tables(con, names: Sequence[str] = ("hand_values", "card_costs")) -> None:
     """Make ``hand_values`` / ``card_costs`` queryable on ``con`` (read-only is fine; the file is never changed).
 
@@ -77,7 +68,7 @@ def ensure_tables(con, names: Sequence[str] = ("hand_values", "card_costs")) -> 
     an empty temporary table (the card metrics then count no card), dropped once the database has the
     real table (say, ``spadework analyse`` ran since).
     """
-    existing = _tables(con)
+    existing = metrics.existing_relations(con)
     where = existing.get("card_costs", set())
     if "temp" in where and where - {"temp"}:
         con.execute("DROP TABLE temp.main.card_costs")
@@ -317,7 +308,7 @@ def _player_hands(con, tables: Sequence[str], player: str | None, filters) -> tu
         event=f.event, period=f.period, ruleset=f.ruleset, table=f.table, round=f.round, game_id=f.game_id,
         player=player,
     ).where()  # fmt: skip
-    src = metrics.CACHE_TABLE if metrics.CACHE_TABLE in _tables(con) else "sw_player_hands"
+    src = metrics.CACHE_TABLE if metrics.CACHE_TABLE in metrics.existing_relations(con) else "sw_player_hands"
     return src, where, params
 
 

@@ -659,7 +659,9 @@ _VIEWS: list[tuple[str, str]] = [
 ]
 
 
-def _existing(con) -> dict[str, set[str]]:
+def existing_relations(con) -> dict[str, set[str]]:
+    """Every table and (non-internal) view on ``con``: name -> the databases holding it (``temp``
+    for temporary ones, the file's name for the database itself)."""
     rows = con.execute("SELECT database_name, table_name FROM duckdb_tables()").fetchall()
     rows += con.execute("SELECT database_name, view_name FROM duckdb_views() WHERE NOT internal").fetchall()
     out: dict[str, set[str]] = {}
@@ -680,7 +682,7 @@ def prepare(con) -> None:
     connection.
     """
     require_checked(con)
-    existing = _existing(con)
+    existing = existing_relations(con)
     for name, ddl in ALL_TABLES.items():
         where = existing.get(name, set())
         real = where - {"temp"}
@@ -788,7 +790,7 @@ def snapshot(con) -> Iterator[None]:
     be stale); it is dropped when the outermost block ends.
     """
     prepare(con)
-    outer = CACHE_TABLE in _existing(con)
+    outer = CACHE_TABLE in existing_relations(con)
     if not outer:
         materialize(con, CACHE_TABLE)
     try:
@@ -802,7 +804,7 @@ def freeze(con) -> None:
     """Like :func:`snapshot`, but for the life of the connection: for a read-only analysis session
     (a notebook, ``spadework stats``) where the data cannot change.  :func:`thaw` undoes it."""
     prepare(con)
-    if CACHE_TABLE not in _existing(con):
+    if CACHE_TABLE not in existing_relations(con):
         materialize(con, CACHE_TABLE)
 
 
@@ -812,7 +814,7 @@ def thaw(con) -> None:
 
 
 def _player_hands_source(con) -> str:
-    return CACHE_TABLE if CACHE_TABLE in _existing(con) else "sw_player_hands"
+    return CACHE_TABLE if CACHE_TABLE in existing_relations(con) else "sw_player_hands"
 
 
 # --------------------------------------------------------------------------------------------
@@ -1404,7 +1406,7 @@ def score_mismatches(con, filters: Filters | Mapping[str, Any] | None = None) ->
 def players(con) -> list[str]:
     """Every player name in the database, sorted."""
     prepare(con)
-    src = CACHE_TABLE if CACHE_TABLE in _existing(con) else "sw_seat_hands"
+    src = CACHE_TABLE if CACHE_TABLE in existing_relations(con) else "sw_seat_hands"
     return [
         r[0]
         for r in con.execute(f"SELECT DISTINCT player FROM {src} WHERE player IS NOT NULL ORDER BY player").fetchall()

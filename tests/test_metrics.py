@@ -400,20 +400,20 @@ def test_every_frame_has_the_same_columns(con):
 
 def test_snapshot_gives_the_same_numbers():
     con = metrics_fixture.build()
-    assert metrics.CACHE_TABLE not in metrics._existing(con)
+    assert metrics.CACHE_TABLE not in metrics.existing_relations(con)
     live = pl.concat([metrics.run(con, name) for name in ("bid_bias", "nil_defence", "ruff_when_void", "win_rate")])
     with metrics.snapshot(con):
-        assert metrics.CACHE_TABLE in metrics._existing(con)
+        assert metrics.CACHE_TABLE in metrics.existing_relations(con)
         with metrics.snapshot(con):  # nested: reuses the outer copy
             pass
-        assert metrics.CACHE_TABLE in metrics._existing(con)
+        assert metrics.CACHE_TABLE in metrics.existing_relations(con)
         cached = pl.concat([metrics.run(con, n) for n in ("bid_bias", "nil_defence", "ruff_when_void", "win_rate")])
-    assert metrics.CACHE_TABLE not in metrics._existing(con)
+    assert metrics.CACHE_TABLE not in metrics.existing_relations(con)
     assert_frame_equal(live, cached, check_exact=False, rel_tol=1e-9)
     metrics.freeze(con)
-    assert metrics.CACHE_TABLE in metrics._existing(con)
+    assert metrics.CACHE_TABLE in metrics.existing_relations(con)
     metrics.thaw(con)
-    assert metrics.CACHE_TABLE not in metrics._existing(con)
+    assert metrics.CACHE_TABLE not in metrics.existing_relations(con)
     assert metrics.run_all(con).height == 4 * len(metrics.SCALAR_METRICS)
 
 
