@@ -309,6 +309,39 @@ def test_validate_checks_while_it_loads(tmp_path, monkeypatch, rules):
     assert derived_state(fast) == FRESH
 
 
+def test_a_failed_write_of_a_streamed_block_loses_the_file_and_is_reported(tmp_path, monkeypatch):
+    """The blocks of a streaming validate are written by a thread of their own: an error there (here
+    the third block's insert) reaches the caller, and none of the file's rows are left behind; the
+    Python loader then reads the file whole, as after any failure of the fast path."""
+    from spadework.analysis.engine import loader, storage
+
+    monkeypatch.setattr(loader, "FAST_MIN_BYTES", 0)
+    monkeypatch.setattr(loader, "CHUNK_BYTES", 20_000)
+    recs = [r for g in iter_season(8, 6, 33, fault_rate=0.2) for r in g.records]
+    path = tmp_path / "season.jsonl"
+    write_season(recs, path)
+    calls = {"hand_records": 0}
+    real = storage.insert_arrow
+
+    def failing(con, table, data):
+        if table == "hand_records":
+            calls[table] += 1
+            if calls[table] == 3:
+                raise OSError("disk full")
+        return real(con, table, data)
+
+    monkeypatch.setattr(storage, "insert_arrow", failing)
+    fast = connect(None)
+    s, c = engines.COMPILED.validate(fast, [path])
+    assert calls["hand_records"] == 3  # the writer stopped at the failure; the rest went another way
+    assert not engines.STATS["streamed"]
+    ref = connect(None)
+    s_ref, c_ref = engines.REFERENCE.validate(ref, [path])
+    for t in LOADED + DERIVED:
+        assert _rows(ref, t) == _rows(fast, t), t
+    assert [f.to_row() for f in c.findings] == [f.to_row() for f in c_ref.findings]
+
+
 def test_validate_reads_the_database_when_the_stream_cannot_stand_for_it(tmp_path, monkeypatch):
     from spadework.analysis.engine import loader
 

@@ -627,6 +627,9 @@ class StreamCheck:
         self.hands = 0
         self.reference_games = 0
         self.seconds = 0.0
+        self.sink: list[tuple[str, pa.Table]] | None = None
+        """When a list, the derived rows of the games checked are appended to it as ``(table, rows)``
+        (for the caller to write) instead of being inserted through ``con``."""
 
     def invalidate(self) -> None:
         """The rows written are not just the blocks fed: the caller checks the database instead."""
@@ -672,7 +675,10 @@ class StreamCheck:
     def _check(self, table: pa.Table, hands: dict[str, np.ndarray] | None) -> None:
         res = check_part(table, self.rules, hands)
         for name, data in res.tables.items():
-            insert_arrow(self.con, name, data)
+            if self.sink is not None:
+                self.sink.append((name, data))
+            else:
+                insert_arrow(self.con, name, data)
         self.found.extend(res.findings)
         self.games += res.games
         self.hands += res.hands
