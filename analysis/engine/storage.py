@@ -19,6 +19,7 @@ hand (``checked_tricks``, the replayed tricks); TABLES.md's tables are views ove
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -540,6 +541,15 @@ def check_part(
     return PartResult(tables, findings, p.n_games, p.n_hands, len(ref_games))
 
 
+@functools.cache
+def _fill_beyond(width: int) -> np.ndarray:
+    """``[length, j]``: 0 where ``j < length``, else 255 (NO_CARD): OR-ed into a row of ``width``
+    card ids, it blanks the places beyond the row's length (cheaper than ``np.where`` on a mask)."""
+    assert NO_CARD == 255
+    j = np.arange(width)[None, :]
+    return np.where(j < np.arange(256)[:, None], 0, 255).astype(np.uint8)
+
+
 def scan_hands(s, idx: np.ndarray) -> dict[str, np.ndarray]:
     """The per-hand arrays of :class:`~spadework.analysis.engine.packed.PackedHands` for the lines
     ``idx`` of a :class:`~spadework.parsers.jsonl_scan.Scan` (read by compiled code), in that order:
@@ -549,30 +559,34 @@ def scan_hands(s, idx: np.ndarray) -> dict[str, np.ndarray]:
     from spadework.parsers import jsonl_scan as J
 
     n = len(idx)
-    I, S = s.ints[idx], s.small[idx]  # noqa: E741
+    if n == len(s.status) and (n == 0 or idx[-1] == n - 1):  # every line (the usual case): no copy
+        I, S = s.ints[:n], s.small[:n]  # noqa: E741
+    else:
+        I, S = s.ints[idx], s.small[idx]  # noqa: E741
+    no_seat = np.uint8(NO_SEAT)  # S is uint8: the results stay uint8
     out: dict[str, np.ndarray] = {}
     out["hand_no"] = I[:, J.I_HAND].astype(np.int32)
-    out["dealer"] = I[:, J.I_DEALER].astype(np.uint8)
+    out["dealer"] = I[:, J.I_DEALER].astype(np.uint8, copy=False)
     out["has_deal"] = I[:, J.I_HAS_DEAL] == 1
     w = I[:, J.I_WINNER]
-    out["winner"] = w.astype(np.uint8)
+    out["winner"] = w.astype(np.uint8, copy=False)
     dl = S[:, J.S_DEAL_LEN : J.S_DEAL_LEN + 4]
-    out["deal_len"] = np.where(out["has_deal"][:, None], dl, 0).astype(np.uint8)
+    out["deal_len"] = np.where(out["has_deal"][:, None], dl, 0).astype(np.uint8, copy=False)
     deal = S[:, J.S_DEAL : J.S_DEAL + 4 * J.MAX_DEALT].reshape(n, 4, J.MAX_DEALT)
-    out["deal"] = np.where(np.arange(J.MAX_DEALT)[None, None, :] < out["deal_len"][:, :, None], deal, NO_CARD).astype(np.uint8)
+    out["deal"] = deal | _fill_beyond(J.MAX_DEALT)[out["deal_len"]]
     nt = I[:, J.I_N_TRICKS]
-    out["n_tricks"] = nt.astype(np.uint8)
+    out["n_tricks"] = nt.astype(np.uint8, copy=False)
     in_t = np.arange(J.MAX_TRICKS)[None, :] < nt[:, None]
-    out["trick_leader"] = np.where(in_t, S[:, J.S_LEADER : J.S_LEADER + J.MAX_TRICKS], NO_SEAT).astype(np.uint8)
-    out["trick_winner"] = np.where(in_t, S[:, J.S_TRICK_WINNER : J.S_TRICK_WINNER + J.MAX_TRICKS], NO_SEAT).astype(np.uint8)
-    tl = np.where(in_t, S[:, J.S_TRICK_LEN : J.S_TRICK_LEN + J.MAX_TRICKS], 0)
-    out["trick_len"] = tl.astype(np.uint8)
+    out["trick_leader"] = np.where(in_t, S[:, J.S_LEADER : J.S_LEADER + J.MAX_TRICKS], no_seat)
+    out["trick_winner"] = np.where(in_t, S[:, J.S_TRICK_WINNER : J.S_TRICK_WINNER + J.MAX_TRICKS], no_seat)
+    tl = np.where(in_t, S[:, J.S_TRICK_LEN : J.S_TRICK_LEN + J.MAX_TRICKS], np.uint8(0))
+    out["trick_len"] = tl.astype(np.uint8, copy=False)
     cards = S[:, J.S_CARDS : J.S_CARDS + 4 * J.MAX_TRICKS].reshape(n, J.MAX_TRICKS, 4)
-    out["trick_cards"] = np.where(np.arange(4)[None, None, :] < tl[:, :, None], cards, NO_CARD).astype(np.uint8)
+    out["trick_cards"] = cards | _fill_beyond(4)[tl]
     nb_ = I[:, J.I_N_BIDS]
-    out["n_bids"] = nb_.astype(np.uint8)
+    out["n_bids"] = nb_.astype(np.uint8, copy=False)
     in_b = np.arange(J.MAX_BIDS)[None, :] < nb_[:, None]
-    out["bid_seat"] = np.where(in_b, S[:, J.S_BID_SEAT : J.S_BID_SEAT + J.MAX_BIDS], NO_SEAT).astype(np.uint8)
+    out["bid_seat"] = np.where(in_b, S[:, J.S_BID_SEAT : J.S_BID_SEAT + J.MAX_BIDS], no_seat)
     v = I[:, J.I_BID_VALUE : J.I_BID_VALUE + J.MAX_BIDS]
     out["bid_value"] = np.where(in_b, v, 0).astype(np.float64)
     flags = I[:, J.I_BID_FLAGS]
