@@ -150,10 +150,10 @@ class CompiledEngine:
 
 @contextlib.contextmanager
 def _pipeline_threads(con):
-    """Threads for a streaming validate, whose two stages run at once: the reader thread scans the
-    next block while the main thread inserts and checks this one.  The cores are shared between
-    them: half (at least one) for the reader's scan, the rest (at least one) for DuckDB's inserts
-    and numba's checks.  Measured at 1M hands on 2 cores: one thread each validates in 7.6-7.9 s of
+    """Threads for a streaming validate, whose stages run at once: the reader thread scans a block
+    while the main thread checks the one before and a writer thread inserts the one before that
+    (``loader._Writer``).  The cores are shared: half (at least one) for the reader's scan, the
+    rest (at least one) for DuckDB's inserts and numba's checks.  Measured at 1M hands on 2 cores: one thread each validates in 7.6-7.9 s of
     wall time; with the scan on 2 threads 8.9 s, with DuckDB and numba on 2 as well 10.5 s (the
     inserts alone went from 1.1 to 3.6 CPU-seconds, contending with the reader).  Yields the
     reader's thread count; the settings in force before are put back after."""
