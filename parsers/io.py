@@ -17,7 +17,7 @@ import gzip
 import io
 import os
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -126,6 +126,23 @@ class TruncatedFile(EOFError):
         self.next_line = line + 1
         where = f"after line {line:,}" if line else "before its first line"
         super().__init__(f"the file is cut off or damaged {where} ({reason}); the records before it are read")
+
+
+def read_lines(path: str | os.PathLike[str], numbers: Iterable[int]) -> dict[int, bytes]:
+    """The lines numbered ``numbers`` (from 1) of a file as :func:`open_binary` reads it, without
+    their line ends, keyed by number; reading stops after the last one wanted.  A number beyond the
+    file's end is left out."""
+    wanted = set(numbers)
+    raws: dict[int, bytes] = {}
+    if not wanted:
+        return raws
+    with open_binary(path) as f:
+        for n, line in enumerate(f, 1):
+            if n in wanted:
+                raws[n] = line.rstrip(b"\r\n")
+                if len(raws) == len(wanted):
+                    break
+    return raws
 
 
 def head_bytes(path: str | os.PathLike[str], size: int = 4096) -> bytes:

@@ -36,7 +36,7 @@ from spadework.analysis.engine.findings import (
     where,
 )
 from spadework.analysis.engine.replay import HandReplay, replay_hand
-from spadework.analysis.engine.rules import STANDARD, Ruleset, RulesError, get_ruleset, ruleset_name
+from spadework.analysis.engine.rules import STANDARD, Ruleset, RulesError, get_ruleset, rules_key, ruleset_name
 from spadework.analysis.engine.scoring import ScoreChain, SideResult, apply_renege_penalty, score_side
 from spadework.parsers.model import HandRecord
 from spadework.parsers.schema import DERIVED_TABLES, column_types
@@ -327,14 +327,6 @@ def _log_bags(rs: Ruleset, res: SideResult, bags_before: int, points: Any) -> in
 # --- one game -----------------------------------------------------------------------------------
 
 
-def _rules_key(spec: Any) -> tuple[str, Ruleset | None]:
-    try:
-        rs = get_ruleset(spec)
-        return ruleset_name(rs), rs
-    except RulesError:
-        return f"unreadable {spec!r}", None
-
-
 def _rules_text(spec: Any) -> str:
     return spec if isinstance(spec, str) else repr(spec)
 
@@ -491,7 +483,7 @@ def check_game(
     if ruleset_override is not None:
         rs = get_ruleset(ruleset_override)
     else:
-        key0, rs0 = _rules_key(recs[0].rules)
+        key0, rs0 = rules_key(recs[0].rules)
         if rs0 is None:
             findings.append(
                 Finding(
@@ -506,7 +498,7 @@ def check_game(
         else:
             rs = rs0
         for r in recs[1:]:
-            key, _ = _rules_key(r.rules)
+            key, _ = rules_key(r.rules)
             if key != key0:
                 findings.append(
                     Finding(

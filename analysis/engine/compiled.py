@@ -27,7 +27,7 @@ import numpy as np
 from spadework.analysis.engine import kernels as K
 from spadework.analysis.engine.checker import AFTER_PENALTY, AS_PLAYED, GameCheck, GameRun, check_game
 from spadework.analysis.engine.findings import Finding, FindingList
-from spadework.analysis.engine.packed import PackedHands, RulesetArrays, pack_records
+from spadework.analysis.engine.packed import PackedHands, RulesetArrays, pack_records, ranges
 from spadework.parsers.encoding import CARD_CODES, NO_CARD, NO_SEAT, PLAY_SUIT_CODES, SEAT_CODES, SIDE_CODES
 from spadework.parsers.model import HandRecord
 from spadework.parsers.seats import SEATS, SIDES
@@ -186,13 +186,13 @@ class CoreResult:
         games = np.asarray(games, dtype=np.int64)
         start, stop = p.game_start[games], p.game_start[games + 1]
         lens = stop - start
-        hands = _ranges(start, lens)
+        hands = ranges(start, lens)
         hand_game = np.repeat(games, lens)
         gid = p.game_ids
         # tricks
         nt = p.n_tricks[hands].astype(np.int64)
         th = np.repeat(hands, nt)
-        tt = _ranges(np.zeros(len(hands), dtype=np.int64), nt)
+        tt = ranges(np.zeros(len(hands), dtype=np.int64), nt)
         tricks = {
             "game_id": gid[np.repeat(hand_game, nt)],
             "hand": p.hand_no[th].astype(np.int64),
@@ -206,7 +206,7 @@ class CoreResult:
         pen = np.array([rs.renege_penalty_tricks > 0 for rs in self.rulesets.rulesets], dtype=bool)
         per_hand = np.where(pen[p.game_ruleset[hand_game]], 4, 2)
         sh = np.repeat(hands, per_hand)
-        j = _ranges(np.zeros(len(hands), dtype=np.int64), per_hand)
+        j = ranges(np.zeros(len(hands), dtype=np.int64), per_hand)
         k, sd = j // 2, j % 2
         scores = {
             "game_id": gid[np.repeat(hand_game, per_hand)],
@@ -237,15 +237,6 @@ class CoreResult:
             "ended_at_hand": ended,
         }
         return {"tricks": tricks, "hand_scores": scores, "games": games_t}
-
-
-def _ranges(start: np.ndarray, lens: np.ndarray) -> np.ndarray:
-    """Concatenated ``arange(start[k], start[k] + lens[k])``."""
-    total = int(lens.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    offs = np.repeat(np.cumsum(lens) - lens, lens)
-    return np.repeat(start, lens) + np.arange(total, dtype=np.int64) - offs
 
 
 def _seat_index(a: np.ndarray) -> np.ndarray:

@@ -647,16 +647,10 @@ def rejected_errors(path: str, source: str, fmt: str | None, route: str, wanted:
     out = []
     if route == "fast":  # JSON Lines: by line number
         from spadework.analysis.engine.loader import _parse_python
-        from spadework.parsers.io import open_binary
+        from spadework.parsers.io import read_lines
 
         lines = {r.line: r for r in wanted}
-        raws: dict[int, bytes] = {}
-        with open_binary(path) as f:
-            for n, line in enumerate(f, 1):
-                if n in lines:
-                    raws[n] = line.rstrip(b"\r\n")
-                    if len(raws) == len(lines):
-                        break
+        raws = read_lines(path, lines)
         for n, r in lines.items():
             rec = _parse_python(source, n, raws[n])
             e = _rejected(rec, source, r.message)

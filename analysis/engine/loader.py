@@ -48,11 +48,10 @@ from spadework.parsers.db import (
     _rejected,
     _with_empty_check,
     ensure_storage,
-    load_items,
     log_files,
     out_of_range,
 )
-from spadework.parsers.io import open_binary, strip_gz, walk
+from spadework.parsers.io import open_binary, read_lines, strip_gz, walk
 from spadework.parsers.model import HandRecord, LoadError
 from spadework.parsers.state import mark_loaded
 
@@ -499,13 +498,7 @@ def _settle_file(con, path: str | os.PathLike[str], source: str, result: FileRes
     if stream is not None:
         stream.invalidate()  # hands written twice or left out: the check reads the database
     wanted = {n for lst in occ.values() for n, _ in lst}
-    raws: dict[int, bytes] = {}
-    with open_binary(path) as f:
-        for n, line in enumerate(f, 1):
-            if n in wanted:
-                raws[n] = line.rstrip(b"\r\n")
-                if len(raws) == len(wanted):
-                    break
+    raws = read_lines(path, wanted)
 
     def record(n: int) -> HandRecord:
         rec = _parse_python(source, n, raws[n])

@@ -73,7 +73,7 @@ from typing import Any
 
 import numpy as np
 
-from spadework.analysis.engine.rules import STANDARD, Ruleset, RulesError, get_ruleset, ruleset_name
+from spadework.analysis.engine.rules import STANDARD, Ruleset, get_ruleset, rules_key, ruleset_name
 from spadework.parsers.encoding import CARD_ID, NO_CARD, NO_SEAT, deck_arrays
 from spadework.parsers.model import HandRecord
 
@@ -233,14 +233,6 @@ def pack_rulesets(rulesets: Sequence[Ruleset]) -> RulesetArrays:
     return RulesetArrays(rs, tuple(ruleset_name(x) for x in rs), opt, suit, power, mask)
 
 
-def _rules_key(spec: Any) -> tuple[str, Ruleset | None]:
-    try:
-        rs = get_ruleset(spec)
-        return ruleset_name(rs), rs
-    except RulesError:
-        return f"unreadable {spec!r}", None
-
-
 def game_ruleset(rules_values: Sequence[Any], override: Ruleset | None = None) -> tuple[Ruleset, int]:
     """The ruleset a game is checked under and its ``game_rules_flag`` (as ``check_game`` decides).
 
@@ -252,7 +244,7 @@ def game_ruleset(rules_values: Sequence[Any], override: Ruleset | None = None) -
     """
     if override is not None:
         return override, 0
-    key0, rs0 = _rules_key(rules_values[0])
+    key0, rs0 = rules_key(rules_values[0])
     flag = 0
     if rs0 is None:
         flag |= RULES_FLAG_INVALID
@@ -260,7 +252,7 @@ def game_ruleset(rules_values: Sequence[Any], override: Ruleset | None = None) -
     for v in rules_values[1:]:
         if v is rules_values[0] or v == rules_values[0]:
             continue
-        if _rules_key(v)[0] != key0:
+        if rules_key(v)[0] != key0:
             flag |= RULES_FLAG_MIXED
             break
     return rs0, flag
@@ -499,6 +491,16 @@ class Packed:
     records: list[list[HandRecord]]
 
 
+def ranges(start: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """The concatenated ``arange(start[k], start[k] + lens[k])`` (int64): e.g. the rows of the
+    hands of some games, from their first rows and hand counts."""
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offs = np.repeat(np.cumsum(lens) - lens, lens)
+    return np.repeat(start, lens) + np.arange(total, dtype=np.int64) - offs
+
+
 def pack_records(records: Iterable[HandRecord], rules: Any = None) -> Packed:
     """Pack hand records (ordered by game: consecutive records of one ``game_id`` are a game) into
     :class:`PackedHands` and the :class:`RulesetArrays` of their rulesets.
@@ -555,4 +557,5 @@ __all__ = [
     "game_ruleset",
     "pack_records",
     "pack_rulesets",
+    "ranges",
 ]

@@ -502,6 +502,16 @@ def ruleset_name(spec: Any) -> str:
     return rs.preset + " " + orjson.dumps(diff, option=orjson.OPT_SORT_KEYS).decode()
 
 
+def rules_key(spec: Any) -> tuple[str, Ruleset | None]:
+    """``(ruleset_name(spec), ruleset)`` of a log's ``rules`` value, or ``("unreadable <spec>", None)``
+    when it is not a ruleset (the checker then reports it and checks the game under standard)."""
+    try:
+        rs = get_ruleset(spec)
+        return ruleset_name(rs), rs
+    except RulesError:
+        return f"unreadable {spec!r}", None
+
+
 STANDARD = get_ruleset("standard")
 BARMORE = get_ruleset("barmore")
 NYC = get_ruleset("nyc")
@@ -521,5 +531,6 @@ __all__ = [
     "STANDARD",
     "changed_options",
     "get_ruleset",
+    "rules_key",
     "ruleset_name",
 ]

@@ -29,6 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from spadework.analysis.engine.packed import ranges
 from spadework.parsers.encoding import NO_CARD, NO_SEAT, PLAY_SUIT_CODES, SEAT_CODES
 from spadework.parsers.schema import (
     ALL_TABLES,
@@ -281,22 +282,22 @@ def pack_table(table: pa.Table, rules: Any = None, hands: Any = None) -> PackedP
     if n:
         p.game_ids[:] = np.sort(names)[c[starts]]
     # rulesets: each distinct (text, is_object) once
-    rules_key = pc.binary_join_element_wise(
+    rules_text = pc.binary_join_element_wise(
         table.column("rules"), pc.cast(pc.cast(table.column("rules_is_object"), pa.int8()), pa.string()), "\x00"
     ) if n else pa.array([], pa.string())
-    renc = pc.dictionary_encode(rules_key).combine_chunks() if n else None
+    renc = pc.dictionary_encode(rules_text).combine_chunks() if n else None
     rcode = renc.indices.to_numpy().astype(np.int64)[rows] if n else np.zeros(0, np.int64)
     # each distinct rules value is read once: its key (what ruleset_name gives, or "unreadable")
     # and ruleset; a game takes its first hand's, flagged when unreadable or when a later hand's
     # key differs (packed.game_ruleset decides the same per game, value by value)
-    from spadework.analysis.engine.packed import RULES_FLAG_INVALID, RULES_FLAG_MIXED, _rules_key
-    from spadework.analysis.engine.rules import STANDARD
+    from spadework.analysis.engine.packed import RULES_FLAG_INVALID, RULES_FLAG_MIXED
+    from spadework.analysis.engine.rules import STANDARD, rules_key
 
     keys: dict[str, int] = {}
     key_of, rs_of = [], []
     for text in renc.dictionary.to_pylist() if n else []:
         value, obj = text.rsplit("\x00", 1)
-        key, rs = _rules_key(orjson.loads(value) if obj == "1" else value)
+        key, rs = rules_key(orjson.loads(value) if obj == "1" else value)
         key_of.append(keys.setdefault(key, len(keys)))
         rs_of.append(rs)
     key_row = np.asarray(key_of, np.int64)[rcode] if n else np.zeros(0, np.int64)
@@ -404,14 +405,6 @@ def _big_games(p, o) -> np.ndarray:
     return per_game
 
 
-def _ranges(start: np.ndarray, lens: np.ndarray) -> np.ndarray:
-    total = int(lens.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    offs = np.repeat(np.cumsum(lens) - lens, lens)
-    return np.repeat(start, lens) + np.arange(total, dtype=np.int64) - offs
-
-
 def _compiled_tables(part: PackedPart, result, games: np.ndarray) -> dict[str, pa.Table]:
     """The derived rows of ``games`` (checked by the core) as Arrow tables, straight from its arrays."""
     from spadework.analysis.engine import kernels as K
@@ -421,7 +414,7 @@ def _compiled_tables(part: PackedPart, result, games: np.ndarray) -> dict[str, p
     gid = pa.array(p.game_ids.tolist(), pa.string())
     start, stop = p.game_start[games], p.game_start[games + 1]
     lens = stop - start
-    hands = _ranges(start, lens)
+    hands = ranges(start, lens)
     hand_game = np.repeat(games, lens)
     # checked_tricks: one row per hand with tricks, one packed value per trick (schema.PACKING)
     nt = p.n_tricks[hands].astype(np.int64)
@@ -450,7 +443,7 @@ def _compiled_tables(part: PackedPart, result, games: np.ndarray) -> dict[str, p
     pen = np.array([rs.renege_penalty_tricks > 0 for rs in part.rulesets.rulesets], dtype=bool)
     per_hand = np.where(pen[p.game_ruleset[hand_game]], 4, 2) if len(hands) else np.zeros(0, np.int64)
     sh = np.repeat(hands, per_hand)
-    j = _ranges(np.zeros(len(hands), dtype=np.int64), per_hand)
+    j = ranges(np.zeros(len(hands), dtype=np.int64), per_hand)
     k, sd = j // 2, j % 2
     i32 = lambda a: pa.array(np.asarray(a).astype(np.int32))  # noqa: E731
     scores = pa.table(
