@@ -280,10 +280,56 @@ def _flush(con: duckdb.DuckDBPyConnection, batch: _Batch, errors: list[LoadError
         con.unregister("_errors")
 
 
+LOADED_FILES = "loaded_files"
+"""The table of the files loaded so far: ``source_file`` (the name their rows carry, see
+:func:`~spadework.parsers.io.display_name`) and ``path`` (the file's absolute path with links
+resolved, when it was loaded), so that a file loaded again from another working directory, or by
+its absolute path, replaces its rows instead of clashing with them."""
+
+
+def _real_path(source: str) -> str | None:
+    return os.path.realpath(source) if os.path.isfile(source) else None
+
+
+def file_aliases(con: duckdb.DuckDBPyConnection, sources: Iterable[str]) -> dict[str, str]:
+    """``{other name: source}``: the names under which each file of ``sources`` was loaded before
+    (from another working directory, or by its absolute path: ``source_file`` is the path as
+    :func:`~spadework.parsers.io.display_name` gives it then).  Empty when nothing was."""
+    real = {s: p for s in sources if (p := _real_path(s)) is not None}
+    if not real:
+        return {}
+    con.execute(f"CREATE TABLE IF NOT EXISTS {LOADED_FILES} (source_file VARCHAR NOT NULL, path VARCHAR NOT NULL)")
+    by_path: dict[str, str] = {}
+    for s, p in real.items():
+        by_path.setdefault(p, s)
+    con.register("_alias_paths", pa.table({"path": list(by_path)}))
+    try:
+        rows = con.execute(f"SELECT source_file, path FROM {LOADED_FILES} WHERE path IN (SELECT path FROM _alias_paths)").fetchall()
+    finally:
+        con.unregister("_alias_paths")
+    return {name: by_path[p] for name, p in rows if name not in real}
+
+
 def _forget_files(con: duckdb.DuckDBPyConnection, sources: list[str]) -> None:
-    """Remove everything previous loads of ``sources`` wrote (one statement per table for them all)."""
+    """Remove everything previous loads of ``sources`` wrote (one statement per table for them all),
+    also under the other names the same files were loaded by (:func:`file_aliases`), and record the
+    files' paths in :data:`LOADED_FILES`."""
     if not sources:
         return
+    sources = list(dict.fromkeys(sources))
+    real = {s: p for s in sources if (p := _real_path(s)) is not None}
+    if real:
+        aliases = file_aliases(con, real)
+        con.register("_loaded_paths", pa.table({"source_file": list(real), "path": list(real.values())}))
+        try:
+            con.execute(
+                f"DELETE FROM {LOADED_FILES} WHERE source_file IN (SELECT source_file FROM _loaded_paths) "
+                f"OR path IN (SELECT path FROM _loaded_paths)"
+            )
+            con.execute(f"INSERT INTO {LOADED_FILES} SELECT source_file, path FROM _loaded_paths")
+        finally:
+            con.unregister("_loaded_paths")
+        sources += [a for a in aliases if a not in sources]
     con.register("_forget_sources", pa.table({"source_file": sources}))
     try:
         where = "source_file IN (SELECT source_file FROM _forget_sources)"
@@ -394,6 +440,7 @@ class _Loader:
             return
         self._begin()
         forgetting = set(self.to_forget)
+        alias_of = file_aliases(self.con, forgetting) if self.pending else {}  # the same files under other names
         elsewhere = self._loaded_elsewhere() if self.pending else {}
         batch = _Batch()
         here: dict[tuple[str, int], tuple[str, int | None]] = {}
@@ -401,6 +448,7 @@ class _Loader:
             key = (rec.game_id, rec.hand)
             clash = None
             for other, line in elsewhere.get(key, ()):
+                other = alias_of.get(other, other)
                 # the file's own old rows, and those of a file reloaded before its turn, are gone by then
                 if other == source or (other in forgetting and self.order[other] < self.order[source]):
                     continue

@@ -170,6 +170,25 @@ def test_database_already_loaded_and_files_loaded_again(tmp_path, client, monkey
         assert _rows(c, t) == _rows(d, t), t
 
 
+def test_a_file_loaded_again_from_another_folder_replaces_its_hands(tmp_path, client, monkeypatch):
+    """The same file named from another working directory is the same file over Dask too."""
+    monkeypatch.setattr(fast_load, "FAST_MIN_BYTES", 0)
+    (tmp_path / "logs").mkdir()
+    recs = _season(tmp_path, games=4)
+    g = tmp_path / "logs" / "g.jsonl"
+    write_season(recs, g)
+    a, b = connect(None), connect(None)
+    monkeypatch.chdir(tmp_path)
+    load_fast(a, ["logs/g.jsonl"])
+    load_fast(b, ["logs/g.jsonl"])
+    monkeypatch.chdir(tmp_path / "logs")
+    la, _ = COMPILED.validate(a, ["g.jsonl"])
+    lb, _ = D.validate_dask(b, ["g.jsonl"], address=client, chunk_bytes=20_000)
+    assert (lb.hands, lb.errors) == (la.hands, la.errors) == (len(recs), 0)
+    assert_same_tables(a, b)
+    assert b.execute("SELECT DISTINCT source_file FROM hands").fetchall() == [("g.jsonl",)]
+
+
 def _cli(*args: str):
     return CliRunner().invoke(app, list(args))
 

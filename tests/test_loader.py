@@ -167,3 +167,35 @@ def test_where_filter_and_order(tmp_path):
     db.load_files(con, [p])
     assert [(r.game_id, r.hand) for r in db.iter_records(con)] == [("a", 7), ("b", 1), ("b", 2)]
     assert [r.hand for r in db.iter_records(con, "h.game_id = ?", ["b"])] == [1, 2]
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_a_file_loaded_again_from_another_folder_replaces_its_hands(tmp_path, monkeypatch, engine):
+    """``source_file`` is the path as given from the working directory, so the same file can be named
+    ``logs/g.jsonl`` from one folder and ``g.jsonl`` from another: loading it again under another
+    name still replaces its hands (FORMATS.md section 5), its load errors included; another file
+    holding the same hands still clashes."""
+    from spadework.analysis.engine import engines, loader
+    from spadework.parsers.io import display_name
+
+    monkeypatch.setattr(loader, "FAST_MIN_BYTES", 0)  # the compiled loader reads even this small file
+    eng = engines.get_engine(engine)
+    (tmp_path / "logs").mkdir()
+    g = write(tmp_path / "logs" / "g.jsonl", line(hand=1), line(hand=2), "{bad")
+    con = db.connect()
+    monkeypatch.chdir(tmp_path)
+    eng.load(con, ["logs/g.jsonl"])
+    write(g, line(hand=1, dealer="E"), line(hand=2))  # the log is mended and loaded again
+    for where, name in ((tmp_path / "logs", "g.jsonl"), (tmp_path.parent, str(g)), (tmp_path, "logs/g.jsonl")):
+        monkeypatch.chdir(where)
+        s = eng.load(con, [name])
+        assert (s.hands, s.errors) == (2, 0), where
+        assert con.execute("SELECT count(*), min(dealer), max(source_file) FROM hands WHERE hand = 1").fetchall() == [
+            (1, "E", display_name(name))
+        ]
+        assert con.execute("SELECT count(*) FROM hands").fetchone()[0] == 2
+        assert con.execute("SELECT count(*) FROM load_errors").fetchone()[0] == 0
+    # another file with the same hands is not the same file
+    other = write(tmp_path / "other.jsonl", line(hand=1))
+    s = eng.load(con, [other])
+    assert (s.hands, s.errors) == (0, 1)

@@ -66,7 +66,7 @@ import pyarrow.parquet as pq
 
 from spadework.analysis.engine.checker import CheckSummary
 from spadework.analysis.engine.findings import ErrorPolicy
-from spadework.parsers.db import HAND_RECORDS, HAND_RECORDS_SCHEMA, FileResult, LoadSummary
+from spadework.parsers.db import HAND_RECORDS, HAND_RECORDS_SCHEMA, FileResult, LoadSummary, file_aliases
 
 Paths = Iterable[str | os.PathLike[str]]
 
@@ -937,6 +937,8 @@ def _run(
             bases[c] = run
             run += lines.get(c, 0)
         reloaded = {f[1]: turn for turn, f in enumerate(files)}
+        # a file loaded before under another name (another working directory) is replaced too
+        reloaded.update({alias: reloaded[s] for alias, s in file_aliases(con, list(reloaded)).items()})
         t1 = time.perf_counter()
         futures = [
             client.submit(settle_and_check, p, folder, bases, reloaded, rules, check, load, per_worker, pure=False,
