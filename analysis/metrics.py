@@ -468,7 +468,7 @@ _VIEWS: list[tuple[str, str]] = [
         WITH sides AS (
             SELECT h.game_id, h.hand, s.side FROM hands h CROSS JOIN (SELECT DISTINCT side FROM sw_seats) s
         ), hs AS (
-            SELECT * FROM hand_scores WHERE scoring = 'as_played'
+            SELECT * FROM hand_scores_as_played
             QUALIFY row_number() OVER (PARTITION BY game_id, hand, side) = 1
         ), rs AS (
             SELECT * FROM recorded_scores QUALIFY row_number() OVER (PARTITION BY game_id, hand, side) = 1

@@ -240,7 +240,7 @@ def hand_replays(con, hands: Iterable[tuple[str, int]]) -> list[HandReplay]:
                    hs.nil_points, hs.points, hs.total, hs.bags,
                    rs.points AS recorded_points, rs.total AS recorded_total, rs.bags AS recorded_bags
             FROM (SELECT k.game_id, k.hand, s.side FROM {keys} k CROSS JOIN (VALUES ('NS'), ('EW')) s(side)) sd
-            LEFT JOIN (SELECT * FROM hand_scores WHERE scoring = 'as_played') hs
+            LEFT JOIN hand_scores hs
                    ON hs.game_id = sd.game_id AND hs.hand = sd.hand AND hs.side = sd.side
             LEFT JOIN recorded_scores rs ON rs.game_id = sd.game_id AND rs.hand = sd.hand AND rs.side = sd.side
             ORDER BY sd.side DESC"""
@@ -1141,7 +1141,7 @@ def _game_pages(con, out: Path, links: Links, games: pl.DataFrame, report_title:
             con,
             f"""SELECT h.game_id, h.hand, h.side, h.contract, h.made, h.points, h.total, h.bags,
                        r.points AS recorded_points, r.total AS recorded_total, r.bags AS recorded_bags
-                FROM (SELECT * FROM hand_scores WHERE scoring = 'as_played' AND {where}) h
+                FROM (SELECT * FROM hand_scores WHERE {where}) h
                 LEFT JOIN recorded_scores r USING (game_id, hand, side)""",
             cond,
         )

@@ -165,7 +165,7 @@ def _entries(con, event: str | None) -> pl.DataFrame:
         ), side_hands AS (
             SELECT game_id, side, count(*) FILTER (WHERE contract > 0 AND NOT made) AS sets,
                    CAST(coalesce(sum(bags_this_hand), 0) AS BIGINT) AS bags
-            FROM hand_scores WHERE scoring = 'as_played' GROUP BY game_id, side
+            FROM hand_scores_as_played GROUP BY game_id, side
         ), ev AS (SELECT game_id, any_value(event) AS event FROM hands h {where} GROUP BY game_id)
         SELECT f.game_id, ev.event, f.player, f.partner, f.side, o.opponents,
                CAST(CASE f.side WHEN 'NS' THEN g.total_ns ELSE g.total_ew END AS BIGINT) AS points_for,

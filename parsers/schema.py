@@ -144,7 +144,9 @@ DERIVED_TABLES: dict[str, str] = {
         expected VARCHAR,
         player VARCHAR
     """,
-    # key: game_id, hand, side (scoring = 'as_played' or 'after_penalty' when a renege penalty is set)
+    # key: game_id, hand, side.  The official score: as played, or after the renege penalty when the
+    # ruleset sets one (scoring = 'after_penalty'), the as-played values then beside it (as_played_*,
+    # null otherwise; RULES.md section 5; the view hand_scores_as_played reads them)
     "hand_scores": """
         game_id VARCHAR NOT NULL,
         hand INTEGER NOT NULL,
@@ -158,7 +160,15 @@ DERIVED_TABLES: dict[str, str] = {
         points INTEGER,
         total INTEGER,
         bags INTEGER,
-        scoring VARCHAR NOT NULL DEFAULT 'as_played'
+        scoring VARCHAR NOT NULL DEFAULT 'as_played',
+        as_played_tricks INTEGER,
+        as_played_made BOOLEAN,
+        as_played_bags_this_hand INTEGER,
+        as_played_bag_penalty INTEGER,
+        as_played_nil_points INTEGER,
+        as_played_points INTEGER,
+        as_played_total INTEGER,
+        as_played_bags INTEGER
     """,
     # key: game_id
     "games": """
@@ -277,11 +287,25 @@ def _seats_view() -> str:
     """
 
 
+AS_PLAYED_COLUMNS = ("tricks", "made", "bags_this_hand", "bag_penalty", "nil_points", "points", "total", "bags")
+"""The ``hand_scores`` values a renege penalty can change: under one, the row holds the official
+(after-penalty) values and ``as_played_<column>`` the values as played."""
+
+
+def _as_played_view() -> str:
+    picked = ", ".join(f"CASE WHEN scoring = 'after_penalty' THEN as_played_{c} ELSE {c} END AS {c}" for c in AS_PLAYED_COLUMNS)
+    return f"SELECT game_id, hand, side, contract, {picked}, 'as_played' AS scoring FROM hand_scores"
+
+
 VIEWS: dict[str, str] = {
     # one row per game, hand and seat: who sat there, the partner, the seat's first bid and the tricks it
     # took (the checker's replay where the hand was replayed, else the log's count), so per-player SQL
     # needs no four-way CASE over player_n .. player_w
     "seats": _seats_view(),
+    # one row per game, hand and side: the score as played (the same as hand_scores' but under a
+    # renege penalty, where hand_scores holds the official score after it); what the metrics of
+    # play and bidding read
+    "hand_scores_as_played": _as_played_view(),
 }
 """Views over the tables (created with them; they read whatever the tables hold when queried)."""
 

@@ -144,7 +144,9 @@ def build(con: duckdb.DuckDBPyConnection | None = None, *, evil_name: bool = Fal
         ("G3", 1, "NS", 7, 5, False, 0, 0, 0, -70, -70, 0), ("G3", 1, "EW", 7, 8, True, 1, 0, 0, 141, 141, 1),
     ]
     con.executemany(
-        "INSERT INTO hand_scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'as_played')", scores
+        "INSERT INTO hand_scores (game_id, hand, side, contract, tricks, made, bags_this_hand, bag_penalty, nil_points, "
+        "points, total, bags, scoring) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'as_played')",
+        scores,
     )
     con.executemany(
         "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?)",

@@ -315,15 +315,19 @@ def test_renege_penalty_keeps_both_scores():
     gc = check_game([rec])
     assert [f.code for f in gc.findings] == [F.RENEGE]
     offender = gc.findings[0].seat
-    rows = {(r["scoring"], r["side"]): r for r in gc.hand_scores}
-    assert set(rows) == {(AS_PLAYED, "NS"), (AS_PLAYED, "EW"), (AFTER_PENALTY, "NS"), (AFTER_PENALTY, "EW")}
+    # one row per side (TABLES.md key game_id, hand, side): the official score after the penalty,
+    # the as-played values beside it
+    assert [(r["scoring"], r["side"]) for r in gc.hand_scores] == [(AFTER_PENALTY, "NS"), (AFTER_PENALTY, "EW")]
+    rows = {r["side"]: r for r in gc.hand_scores}
     off, opp = offender.side.name, offender.side.other.name
-    moved = rows[(AS_PLAYED, off)]["tricks"] - rows[(AFTER_PENALTY, off)]["tricks"]
+    moved = rows[off]["as_played_tricks"] - rows[off]["tricks"]
     assert 0 < moved <= 3
-    assert rows[(AFTER_PENALTY, opp)]["tricks"] >= rows[(AS_PLAYED, opp)]["tricks"]
+    assert rows[opp]["tricks"] >= rows[opp]["as_played_tricks"]
     hc = gc.hands[0]
     assert hc.official is hc.after_penalty
-    assert gc.totals == (rows[(AFTER_PENALTY, "NS")]["total"], rows[(AFTER_PENALTY, "EW")]["total"])
+    for k, side in enumerate(("NS", "EW")):
+        assert rows[side]["as_played_points"] == hc.as_played[k].points and rows[side]["points"] == hc.after_penalty[k].points
+    assert gc.totals == (rows["NS"]["total"], rows["EW"]["total"])
 
 
 # --- game checks as a whole -------------------------------------------------------------------------

@@ -451,3 +451,42 @@ def test_a_streaming_validate_puts_the_thread_settings_back(tmp_path, monkeypatc
     assert seen == [(1, 1, 1)]  # 2 cores: one for the reader's scan, one for the inserts and checks
     assert con.execute("SELECT current_setting('threads')").fetchall()[0][0] == 2
     assert numba.get_num_threads() == before
+
+
+TABLE_KEYS = {
+    "hands": "game_id, hand",
+    "bids": "game_id, hand, bid_order",
+    "plays": "game_id, hand, trick, play_order",
+    "recorded_scores": "game_id, hand, side",
+    "tricks": "game_id, hand, trick",
+    "hand_scores": "game_id, hand, side",
+    "games": "game_id",
+}
+"""The keys TABLES.md gives the tables."""
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_every_table_keeps_its_key_under_a_renege_penalty(tmp_path, monkeypatch, engine):
+    """TABLES.md's keys hold with ``renege_penalty_tricks``: hand_scores has one row per game, hand and
+    side (the official score after the penalty, the as-played values beside it), and the view
+    ``hand_scores_as_played`` gives the score as played in the same columns."""
+    from spadework.analysis.engine import loader
+
+    monkeypatch.setattr(loader, "FAST_MIN_BYTES", 0)
+    recs = [r for g in iter_season(8, 10, 41, fault_rate=0.3) for r in g.records]
+    path = tmp_path / "season.jsonl"
+    write_season(recs, path)
+    con = connect(None)
+    _, c = engines.get_engine(engine).validate(con, [path], rules={"preset": "standard", "renege_penalty_tricks": 2})
+    assert c.by_code["RENEGE"] >= 3
+    for table, key in TABLE_KEYS.items():
+        dup = con.execute(f"SELECT count(*) FROM (SELECT {key} FROM {table} GROUP BY ALL HAVING count(*) > 1)").fetchone()[0]
+        assert dup == 0, table
+    assert con.execute("SELECT count(*) FROM hand_scores").fetchone()[0] == 2 * len(recs)
+    assert con.execute("SELECT DISTINCT scoring FROM hand_scores").fetchall() == [("after_penalty",)]
+    moved = con.execute(
+        "SELECT count(*) FROM hand_scores h JOIN hand_scores_as_played a USING (game_id, hand, side) "
+        "WHERE a.tricks = h.as_played_tricks AND a.points = h.as_played_points AND a.tricks <> h.tricks"
+    ).fetchone()[0]
+    assert moved >= 3  # the reneges moved tricks, and the view reads the as-played values
+    assert con.execute("SELECT count(*) FROM hand_scores_as_played").fetchone()[0] == 2 * len(recs)

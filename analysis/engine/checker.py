@@ -39,7 +39,7 @@ from spadework.analysis.engine.replay import HandReplay, replay_hand
 from spadework.analysis.engine.rules import STANDARD, Ruleset, RulesError, get_ruleset, rules_key, ruleset_name
 from spadework.analysis.engine.scoring import ScoreChain, SideResult, apply_renege_penalty, score_side
 from spadework.parsers.model import HandRecord
-from spadework.parsers.schema import DERIVED_TABLES, column_types
+from spadework.parsers.schema import AS_PLAYED_COLUMNS, DERIVED_TABLES, column_types
 from spadework.parsers.seats import SIDES, Side
 from spadework.parsers.state import loaded_generation, mark_checked
 
@@ -331,12 +331,16 @@ def _rules_text(spec: Any) -> str:
     return spec if isinstance(spec, str) else repr(spec)
 
 
-def _score_rows(gid: str, h: int, res: tuple[SideResult, SideResult], scoring: str) -> list[dict[str, Any]]:
+def _score_rows(hc: HandCheck, gid: str, h: int) -> list[dict[str, Any]]:
+    """The two ``hand_scores`` rows of a hand (TABLES.md key game_id, hand, side): the official score,
+    and under a renege penalty the as-played values beside it (``as_played_*``, RULES.md section 5)."""
     rows = []
-    for r in res:
-        row = r.row()
-        row = {k: _int(v) for k, v in row.items()}
-        rows.append({"game_id": gid, "hand": h, **row, "scoring": scoring})
+    scoring = AS_PLAYED if hc.after_penalty is None else AFTER_PENALTY
+    for k, r in enumerate(hc.official):
+        row = {c: _int(v) for c, v in r.row().items()}
+        played = None if hc.after_penalty is None else hc.as_played[k].row()
+        extra = {f"as_played_{c}": None if played is None else _int(played[c]) for c in AS_PLAYED_COLUMNS}
+        rows.append({"game_id": gid, "hand": h, **row, "scoring": scoring, **extra})
     return rows
 
 
@@ -533,9 +537,7 @@ def check_game(
                     "spades_broken": t.spades_broken,
                 }
             )
-        score_rows.extend(_score_rows(gid, h, hc.as_played, AS_PLAYED))
-        if hc.after_penalty is not None:
-            score_rows.extend(_score_rows(gid, h, hc.after_penalty, AFTER_PENALTY))
+        score_rows.extend(_score_rows(hc, gid, h))
     official, ended_at_hand = run.official, run.ended_at_hand
 
     totals = official.result_totals()

@@ -30,6 +30,7 @@ from spadework.analysis.engine.findings import Finding, FindingList
 from spadework.analysis.engine.packed import PackedHands, RulesetArrays, pack_records, ranges
 from spadework.parsers.encoding import CARD_CODES, NO_CARD, NO_SEAT, PLAY_SUIT_CODES, SEAT_CODES, SIDE_CODES
 from spadework.parsers.model import HandRecord
+from spadework.parsers.schema import AS_PLAYED_COLUMNS
 from spadework.parsers.seats import SEATS, SIDES
 
 _SEAT_TEXT = np.array(list(SEAT_CODES) + [None], dtype=object)
@@ -55,6 +56,45 @@ def rules_in(t: RulesetArrays) -> K.RulesIn:
 def hands_in(p: PackedHands) -> K.HandsIn:
     """The kernels' view of packed hands (the same arrays)."""
     return K.HandsIn(*(np.ascontiguousarray(getattr(p, f)) for f in K.HANDS_FIELDS))
+
+
+def score_arrays(o, hands: np.ndarray, penalty: np.ndarray) -> dict[str, np.ndarray]:
+    """The ``hand_scores`` numbers of ``hands`` (rows of the core's output; ``penalty``: per hand,
+    whether its ruleset has a renege penalty), two rows per hand (NS, EW) in hand order: ``side``
+    (0 NS, 1 EW), ``contract`` and the :data:`~spadework.parsers.schema.AS_PLAYED_COLUMNS` of the
+    official score (after the penalty where there is one), ``as_played_<column>`` of the score as
+    played, and ``penalty`` per row (where the ``as_played_*`` belong in the table; null elsewhere).
+    Numbers int64 (points rounded), flags bool."""
+    sh = np.repeat(hands, 2)
+    sd = np.tile(np.array([0, 1], dtype=np.int64), len(hands))
+    pen = np.repeat(np.asarray(penalty, dtype=bool), 2)
+    k = np.where(pen, K.AFTER_PENALTY, K.AS_PLAYED)
+    out: dict[str, np.ndarray] = {"side": sd, "penalty": pen, "contract": np.rint(o.hs_contract[sh, k, sd]).astype(np.int64)}
+    for prefix, kk in (("", k), ("as_played_", K.AS_PLAYED)):
+        out[prefix + "tricks"] = o.hs_tricks[sh, kk, sd].astype(np.int64)
+        out[prefix + "made"] = o.hs_made[sh, kk, sd].astype(bool)
+        out[prefix + "bags_this_hand"] = o.hs_bags_hand[sh, kk, sd].astype(np.int64)
+        out[prefix + "bag_penalty"] = o.hs_penalty[sh, kk, sd].astype(np.int64)
+        out[prefix + "nil_points"] = o.hs_nil[sh, kk, sd].astype(np.int64)
+        out[prefix + "points"] = np.rint(o.hs_points[sh, kk, sd]).astype(np.int64)
+        out[prefix + "total"] = np.rint(o.hs_total[sh, kk, sd]).astype(np.int64)
+        out[prefix + "bags"] = o.hs_bags[sh, kk, sd].astype(np.int64)
+    return out
+
+
+def _score_values(o, i: int, k: int, sd: int) -> dict[str, Any]:
+    """The :data:`~spadework.parsers.schema.AS_PLAYED_COLUMNS` of hand ``i``, scoring ``k``, side ``sd``
+    of the core's output, as Python values."""
+    return {
+        "tricks": int(o.hs_tricks[i, k, sd]),
+        "made": bool(o.hs_made[i, k, sd]),
+        "bags_this_hand": int(o.hs_bags_hand[i, k, sd]),
+        "bag_penalty": int(o.hs_penalty[i, k, sd]),
+        "nil_points": int(o.hs_nil[i, k, sd]),
+        "points": _round(o.hs_points[i, k, sd]),
+        "total": _round(o.hs_total[i, k, sd]),
+        "bags": int(o.hs_bags[i, k, sd]),
+    }
 
 
 @dataclass
@@ -142,27 +182,15 @@ class CoreResult:
                         "spades_broken": bool(o.t_broken[i, t]),
                     }
                 )
-            for k, name in ((0, AS_PLAYED), (1, AFTER_PENALTY)):
-                if k == 1 and not penalty:
-                    break
-                for sd in range(2):
-                    scores.append(
-                        {
-                            "game_id": gid,
-                            "hand": h,
-                            "side": SIDE_CODES[sd],
-                            "contract": _round(o.hs_contract[i, k, sd]),
-                            "tricks": int(o.hs_tricks[i, k, sd]),
-                            "made": bool(o.hs_made[i, k, sd]),
-                            "bags_this_hand": int(o.hs_bags_hand[i, k, sd]),
-                            "nil_points": int(o.hs_nil[i, k, sd]),
-                            "bag_penalty": int(o.hs_penalty[i, k, sd]),
-                            "points": _round(o.hs_points[i, k, sd]),
-                            "total": _round(o.hs_total[i, k, sd]),
-                            "bags": int(o.hs_bags[i, k, sd]),
-                            "scoring": name,
-                        }
-                    )
+            # one row per side: the official score, the as-played one beside it under a penalty
+            k = K.AFTER_PENALTY if penalty else K.AS_PLAYED
+            for sd in range(2):
+                row = {"game_id": gid, "hand": h, "side": SIDE_CODES[sd], "contract": _round(o.hs_contract[i, k, sd])}
+                row.update(_score_values(o, i, k, sd))
+                row["scoring"] = AFTER_PENALTY if penalty else AS_PLAYED
+                played = _score_values(o, i, K.AS_PLAYED, sd) if penalty else {}
+                row.update({f"as_played_{c}": played.get(c) for c in AS_PLAYED_COLUMNS})
+                scores.append(row)
         w = o.g_winner[g]
         game = {
             "game_id": gid,
@@ -202,27 +230,22 @@ class CoreResult:
             "winner": _SEAT_TEXT[_seat_index(o.t_winner[th, tt])],
             "spades_broken": o.t_broken[th, tt].copy(),
         }
-        # hand_scores: two rows per hand, four under a renege penalty
+        # hand_scores: two rows per hand (the official score, the as-played one beside it)
         pen = np.array([rs.renege_penalty_tricks > 0 for rs in self.rulesets.rulesets], dtype=bool)
-        per_hand = np.where(pen[p.game_ruleset[hand_game]], 4, 2)
-        sh = np.repeat(hands, per_hand)
-        j = ranges(np.zeros(len(hands), dtype=np.int64), per_hand)
-        k, sd = j // 2, j % 2
+        a = score_arrays(o, hands, pen[p.game_ruleset[hand_game]])
+        sh = np.repeat(hands, 2)
         scores = {
-            "game_id": gid[np.repeat(hand_game, per_hand)],
+            "game_id": gid[np.repeat(hand_game, 2)],
             "hand": p.hand_no[sh].astype(np.int64),
-            "side": np.array(SIDE_CODES, dtype=object)[sd],
-            "contract": np.rint(o.hs_contract[sh, k, sd]).astype(np.int64),
-            "tricks": o.hs_tricks[sh, k, sd],
-            "made": o.hs_made[sh, k, sd],
-            "bags_this_hand": o.hs_bags_hand[sh, k, sd],
-            "bag_penalty": o.hs_penalty[sh, k, sd],
-            "nil_points": o.hs_nil[sh, k, sd],
-            "points": np.rint(o.hs_points[sh, k, sd]).astype(np.int64),
-            "total": np.rint(o.hs_total[sh, k, sd]).astype(np.int64),
-            "bags": o.hs_bags[sh, k, sd],
-            "scoring": np.array([AS_PLAYED, AFTER_PENALTY], dtype=object)[k],
+            "side": np.array(SIDE_CODES, dtype=object)[a["side"]],
+            "contract": a["contract"],
+            **{c: a[c] for c in AS_PLAYED_COLUMNS},
+            "scoring": np.array([AS_PLAYED, AFTER_PENALTY], dtype=object)[a["penalty"].astype(np.int64)],
         }
+        for c in AS_PLAYED_COLUMNS:
+            col = a["as_played_" + c].astype(object)
+            col[~a["penalty"]] = None
+            scores["as_played_" + c] = col
         names = np.array(self.rulesets.names, dtype=object)
         ended = o.g_ended[games].astype(object)
         ended[o.g_ended[games] == K.NO_HAND] = None

@@ -33,6 +33,7 @@ from spadework.analysis.engine.packed import ranges
 from spadework.parsers.encoding import NO_CARD, NO_SEAT, PLAY_SUIT_CODES, SEAT_CODES
 from spadework.parsers.schema import (
     ALL_TABLES,
+    AS_PLAYED_COLUMNS,
     DERIVED_TABLES,
     STORED_TABLES,
     STORED_VIEWS,
@@ -61,11 +62,16 @@ def derived_tables(con) -> tuple[str, ...]:
 
 def reset_derived(con) -> None:
     """Empty the derived tables: drop and re-create ``checked_tricks``, ``hand_scores``, ``violations``,
-    ``games`` (in the plain layout: ``tricks``, ``violations``, ``hand_scores``, ``games``)."""
+    ``games`` (in the plain layout: ``tricks``, ``violations``, ``hand_scores``, ``games``), then
+    the views over them (:data:`~spadework.parsers.schema.VIEWS`: a database written by an older
+    version gets the ones it lacks)."""
+    from spadework.parsers.schema import create_views
+
     ddl = ALL_TABLES | STORED_TABLES
     for t in derived_tables(con):
         con.execute(f"DROP TABLE IF EXISTS {t}")
         con.execute(f"CREATE TABLE {t} ({ddl[t]})")
+    create_views(con)
 
 
 def insert_arrow(con, table: str, data: pa.Table) -> None:
@@ -409,6 +415,7 @@ def _compiled_tables(part: PackedPart, result, games: np.ndarray) -> dict[str, p
     """The derived rows of ``games`` (checked by the core) as Arrow tables, straight from its arrays."""
     from spadework.analysis.engine import kernels as K
     from spadework.analysis.engine.checker import AFTER_PENALTY, AS_PLAYED
+    from spadework.analysis.engine.compiled import score_arrays
 
     p, o = part.hands, result.out
     gid = pa.array(p.game_ids.tolist(), pa.string())
@@ -439,31 +446,24 @@ def _compiled_tables(part: PackedPart, result, games: np.ndarray) -> dict[str, p
         },
         schema=CHECKED_TRICKS_SCHEMA,
     )
-    # hand_scores: two rows per hand, four under a renege penalty
+    # hand_scores: two rows per hand (the official score, the as-played one beside it under a penalty)
     pen = np.array([rs.renege_penalty_tricks > 0 for rs in part.rulesets.rulesets], dtype=bool)
-    per_hand = np.where(pen[p.game_ruleset[hand_game]], 4, 2) if len(hands) else np.zeros(0, np.int64)
-    sh = np.repeat(hands, per_hand)
-    j = ranges(np.zeros(len(hands), dtype=np.int64), per_hand)
-    k, sd = j // 2, j % 2
-    i32 = lambda a: pa.array(np.asarray(a).astype(np.int32))  # noqa: E731
-    scores = pa.table(
-        {
-            "game_id": gid.take(pa.array(np.repeat(hand_game, per_hand))),
-            "hand": pa.array(p.hand_no[sh]),
-            "side": pa.array(["NS", "EW"]).take(pa.array(sd)),
-            "contract": i32(np.rint(o.hs_contract[sh, k, sd])),
-            "tricks": i32(o.hs_tricks[sh, k, sd]),
-            "made": pa.array(o.hs_made[sh, k, sd]),
-            "bags_this_hand": i32(o.hs_bags_hand[sh, k, sd]),
-            "bag_penalty": i32(o.hs_penalty[sh, k, sd]),
-            "nil_points": i32(o.hs_nil[sh, k, sd]),
-            "points": i32(np.rint(o.hs_points[sh, k, sd])),
-            "total": i32(np.rint(o.hs_total[sh, k, sd])),
-            "bags": i32(o.hs_bags[sh, k, sd]),
-            "scoring": pa.array([AS_PLAYED, AFTER_PENALTY]).take(pa.array(k)),
-        },
-        schema=DERIVED_SCHEMAS["hand_scores"],
-    )
+    a = score_arrays(o, hands, pen[p.game_ruleset[hand_game]])
+    sh = np.repeat(hands, 2)
+    i32 = lambda x: pa.array(np.asarray(x).astype(np.int32))  # noqa: E731
+    cols = {
+        "game_id": gid.take(pa.array(np.repeat(hand_game, 2))),
+        "hand": pa.array(p.hand_no[sh]),
+        "side": pa.array(["NS", "EW"]).take(pa.array(a["side"])),
+        "contract": i32(a["contract"]),
+        **{c: pa.array(a[c]) if c == "made" else i32(a[c]) for c in AS_PLAYED_COLUMNS},
+        "scoring": pa.array([AS_PLAYED, AFTER_PENALTY]).take(pa.array(a["penalty"].astype(np.int8))),
+    }
+    none = ~a["penalty"]
+    for c in AS_PLAYED_COLUMNS:
+        v = a["as_played_" + c]
+        cols["as_played_" + c] = pa.array(v if c == "made" else v.astype(np.int32), mask=none)
+    scores = pa.table(cols, schema=DERIVED_SCHEMAS["hand_scores"])
     ended = o.g_ended[games]
     gw = o.g_winner[games]
     names = pa.array(list(part.rulesets.names), pa.string())
