@@ -532,3 +532,38 @@ def test_playstate_is_fast_enough_for_the_simulator(name):
         assert sum(st_.taken) == 13 and not st_.findings
     per_hand = (time.perf_counter() - t0) / len(deals)
     assert per_hand < 0.005
+
+
+@pytest.mark.parametrize("rules", [{"preset": "standard"}, {"preset": "standard", "first_lead": "two_of_clubs"}])
+@pytest.mark.parametrize("record_deal", [False, True])
+def test_a_card_outside_the_deck_gives_one_finding_and_nothing_that_rests_on_it(rules, record_deal):
+    """A legal hand whose log has one card, anywhere (a spade included, any trick, any seat but the
+    leader, not the trick's winner), replaced by a card outside the deck: the only finding is
+    DEAL_INVALID (RULES.md section 7); no renege, lead or spades-broken finding rests on the card the
+    log got wrong, in the reference or in the compiled core (the true card may have followed suit,
+    broken spades, or been the seat's only other suit)."""
+    from spadework.analysis.engine import compiled
+
+    rs = get_ruleset(rules)
+    rng = random.Random(2024)
+    places: set[tuple[int, int]] = set()
+    for k in range(150):
+        rec, _ = simulate_hand(rng, rs, game_id=f"g{k}", record_deal=record_deal, record_winners=False, record_taken=False)
+        t = rng.randrange(13)
+        trick = rec.tricks[t]
+        winner = rs.deck.winner_index(trick.cards)
+        j = rng.choice([x for x in (1, 2, 3) if x != winner])
+        old = trick.cards[j]
+        seat = trick.seats()[j]
+        places.add((t, _spade(rs, old)))
+        tricks = list(rec.tricks)
+        tricks[t] = Trick(trick.leader, tuple("BJ" if c == old else c for c in trick.cards), None)
+        deal = None if rec.deal is None else tuple(tuple("BJ" if c == old else c for c in h) for h in rec.deal)
+        bad = replace(rec, tricks=tuple(tricks), deal=deal, score=None)
+        want = [(F.DEAL_INVALID, 1, None if record_deal else t + 1, seat, None if record_deal else "BJ")]
+        ref = check_game([bad])
+        core = next(compiled.check_records([bad]))
+        for gc in (ref, core):
+            got = [(f.code, f.hand, f.trick, f.seat, f.card if not record_deal else None) for f in gc.findings]
+            assert got == want, (k, t, j, old, [f.to_row() for f in gc.findings])
+    assert {sp for _, sp in places} == {False, True} and len({t for t, _ in places}) >= 10

@@ -612,21 +612,24 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
             c = pc[t, j]
             cs = np.int64(suit[c])
             held = _has(hold[s], c)
-            if inferred and not _has(deck, c):
+            foreign = not _has(deck, c)  # the log is wrong there (DEAL_INVALID): no renege or lead finding
+            if inferred and foreign:
                 pos = _emit(F, pos, write, i, DEAL_INVALID, n, s, c, s & 1, NO_FIELD, NAN, NAN)
             if j == 0:
                 # a card the seat does not hold gets no lead finding
-                if s != to_play and to_play >= 0 and held:
+                if s != to_play and to_play >= 0 and held and not foreign:
                     pos = _emit(F, pos, write, i, LEAD_OUT_OF_TURN, n, s, NO_CARD, s & 1, NO_FIELD, NAN, NAN)
                 led = cs
-                led_held = held
+                led_held = held and not foreign
             if not held:
                 pos = _emit(F, pos, write, i, CARD_NOT_HELD, n, s, c, s & 1, NO_FIELD, NAN, NAN)
+            elif foreign:
+                pass
             elif j > 0:
                 # RENEGE: not following while holding the suit led (and the lead itself was held)
                 if cs != led and led_held and (hold[s] & suit_mask[led]) != np.uint64(0):
                     if not proofs:
-                        doubtful = _prepare_proofs(i, nt, trick_leader, pc, pl, held0, later)
+                        doubtful = _prepare_proofs(i, nt, trick_leader, pc, pl, held0, later) | ~deck
                         proofs = True
                     if _proof(hold[s] & suit_mask[led], doubtful, unknown[s], later[t + 1, s]) != np.uint64(0):
                         pos = _emit(F, pos, write, i, RENEGE, n, s, c, s & 1, NO_FIELD, NAN, NAN)
@@ -636,7 +639,7 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
                 code = -1
                 if not proofs and ((n == 1 and two_clubs_rule and c != two_clubs and _has(hold[s], two_clubs))
                                    or (cs == SPADE and (hold[s] & non_spades) != np.uint64(0))):
-                    doubtful = _prepare_proofs(i, nt, trick_leader, pc, pl, held0, later)
+                    doubtful = _prepare_proofs(i, nt, trick_leader, pc, pl, held0, later) | ~deck
                     proofs = True
                 if n == 1 and two_clubs_rule and c != two_clubs and _has(hold[s], two_clubs):
                     if _proof(_bit(two_clubs), doubtful, unknown[s], later[t + 1, s]) != np.uint64(0):
@@ -649,6 +652,8 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
             hold[s] &= ~_bit(c)
             if cs == SPADE:
                 broken = True
+            elif foreign:
+                maybe_broken = True  # the card the log lost may have been a spade
             # Deck.winner_index: the first card of the highest power among trumps and the suit led
             if cs == SPADE or cs == led:
                 key = np.int64(power[c])
@@ -658,7 +663,7 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
         if ln < 4:
             if (gaps >> t) & 1:  # the seats with no card here may have played any card they never play later
                 if not proofs:
-                    doubtful = _prepare_proofs(i, nt, trick_leader, pc, pl, held0, later)
+                    doubtful = _prepare_proofs(i, nt, trick_leader, pc, pl, held0, later) | ~deck
                     proofs = True
                 for j in range(np.int64(trick_len[i, t]), 4):
                     s = (ld + j) & 3

@@ -192,7 +192,9 @@ class PlayState:
         message can say when the held card was played.  ``first_lead_reason``: why
         ``leader`` leads trick 1, for the LEAD_OUT_OF_TURN message.  ``doubtful``: the cards
         some seat plays without holding them in this hand (CARD_NOT_HELD): no renege or lead
-        finding rests on one of them (RULES.md section 7).
+        finding rests on one of them (RULES.md section 7).  The same holds for a card outside the
+        ruleset's deck (DEAL_INVALID): the log is wrong there, so its play gets no renege or lead
+        finding and no finding rests on holding it.
         """
         self = cls.__new__(cls)
         self.ruleset = ruleset
@@ -218,7 +220,8 @@ class PlayState:
         self._played = {}
         self._future = future
         self._first_reason = first_lead_reason
-        self._doubtful = doubtful or frozenset()
+        # cards outside the deck (DEAL_INVALID) are as doubtful as a card played without being held
+        self._doubtful = (doubtful or frozenset()) | {c for h in self._hands for c in h if c not in self._deck}
         self._unknown = [0, 0, 0, 0]
         self._maybe_broken = False
         self._led_held = True
@@ -330,10 +333,11 @@ class PlayState:
             cs = suits[card]
         except KeyError:
             raise ValueError(f"{card!r} is not a card code") from None
+        foreign = card not in self._deck  # the log is wrong there (DEAL_INVALID): no renege or lead finding
         if not trick:
             if seat is not None and seat != s:
                 # a card the seat does not hold gets no lead finding (RULES.md section 7)
-                if s is not None and card in self._hands[seat] and not (self._inferred and card in self._played):
+                if s is not None and not foreign and card in self._hands[seat] and not (self._inferred and card in self._played):
                     self._lead_out_of_turn(int(seat), s)
                 s = self._to_play = int(seat)
             elif s is None:
@@ -346,8 +350,8 @@ class PlayState:
         hand = self._hands[s]
         held = card in hand and not (self._inferred and card in self._played)
         if not trick:
-            self._led_held = held
-        if held:
+            self._led_held = held and not foreign
+        if held and not foreign:
             if trick:
                 led = self._led
                 # no renege against the suit of a lead the leader did not hold: the log is wrong there
@@ -359,6 +363,8 @@ class PlayState:
             else:
                 self._check_lead(s, card, cs, hand)
             hand.remove(card)
+        elif held:
+            hand.remove(card)
         else:
             self._not_held(s, card)
             if card in hand:
@@ -366,6 +372,8 @@ class PlayState:
         self._played[card] = self._trick_no
         if cs == SPADE:
             self._broken = True
+        elif foreign:
+            self._maybe_broken = True  # the card the log lost may have been a spade
         trick.append(card)
         if len(trick) == 4:
             return self._finish()
