@@ -520,7 +520,7 @@ def standings(
     table: Annotated[str, typer.Option("--table", help="With --csv: players, partnerships or games.")] = "players",
     tiebreak: Annotated[Optional[str], typer.Option("--tiebreak", help="Order, comma-separated, from: wins, win_rate, head_to_head, point_diff, avg_margin, points_for, points_against, sets, bags, games.", show_default="wins,head_to_head,point_diff")] = None,
     event: Annotated[Optional[str], typer.Option("--event", help="Only this event.")] = None,
-    overall: Annotated[bool, typer.Option("--overall", help="One ranking over every game instead of one per event.")] = False,
+    overall: Annotated[bool, typer.Option("--overall", help="One ranking over every game instead of one per event (with --event, the same as --event alone).")] = False,
     rules: RulesOpt = None,
     fmt: FormatOpt = None,
     quiet: QuietOpt = False,

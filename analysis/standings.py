@@ -338,7 +338,7 @@ def standings(
     ``con``: a DuckDB connection with the loaded and checked tables (read-only is fine).
     ``tiebreak``: a chain of :data:`TIEBREAKS` keys (text ``"wins,point_diff"`` or a sequence; default
     :data:`DEFAULT_TIEBREAK`).  ``by_event``: one ranking per event (``False``: one over every game,
-    ``event`` null).  ``event``: only that event.  Raises ``ValueError`` for an unknown tie-break
+    ``event`` null).  ``event``: only that event (ranked under its name, whatever ``by_event``).  Raises ``ValueError`` for an unknown tie-break
     or an event no loaded hand names (the message lists the events there are).
     """
     chain = parse_tiebreak(tiebreak)
@@ -347,6 +347,8 @@ def standings(
         if event not in known:
             listed = ", ".join(repr(e) for e in known[:20]) + (" ..." if len(known) > 20 else "")
             raise ValueError(f"no loaded hand names the event {event!r}; " + (f"the events are {listed}" if known else "the logs name no event"))
+    if event is not None:
+        by_event = True  # the games of one event: one ranking either way, under the event's name
     games = game_results(con, event)
     entries = _entries(con, event)
     if not by_event:

@@ -153,6 +153,9 @@ def test_cli(club_db):
     assert "'=HYPERLINK" in r.stdout and r.stdout.splitlines()[0].startswith("game_id,event,date")
     r = runner.invoke(cli.app, ["standings", "--db", str(club_db), "--json", "--event", "Thursday club night"])
     assert r.exit_code == 0 and len(json.loads(r.stdout)["games"]) == 4
+    # --overall over one event is that event's ranking, under its name (it used to say "All games")
+    r = runner.invoke(cli.app, ["standings", "--db", str(club_db), "--overall", "--event", "Thursday club night"], terminal_width=100)
+    assert r.exit_code == 0 and "Thursday club night: 4 games, 0 finished" in r.stdout and "All games" not in r.stdout
     r = runner.invoke(cli.app, ["standings", "--db", str(club_db), "--event", "Friday club night"])
     assert r.exit_code == 2 and "no loaded hand names the event 'Friday club night'" in r.output, r.output
     assert "'Thursday club night'" in r.output  # the events there are
