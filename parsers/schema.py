@@ -146,7 +146,9 @@ DERIVED_TABLES: dict[str, str] = {
     """,
     # key: game_id, hand, side.  The official score: as played, or after the renege penalty when the
     # ruleset sets one (scoring = 'after_penalty'), the as-played values then beside it (as_played_*,
-    # null otherwise; RULES.md section 5; the view hand_scores_as_played reads them)
+    # null otherwise; RULES.md section 5; the view hand_scores_as_played reads them).  contract is the
+    # whole number nearest the bids' sum; contract_value the sum itself (7.5 after a bid of 4.5, which
+    # is BID_INVALID but scored as recorded, RULES.md section 3)
     "hand_scores": """
         game_id VARCHAR NOT NULL,
         hand INTEGER NOT NULL,
@@ -168,7 +170,8 @@ DERIVED_TABLES: dict[str, str] = {
         as_played_nil_points INTEGER,
         as_played_points INTEGER,
         as_played_total INTEGER,
-        as_played_bags INTEGER
+        as_played_bags INTEGER,
+        contract_value DOUBLE
     """,
     # key: game_id
     "games": """
@@ -294,7 +297,7 @@ AS_PLAYED_COLUMNS = ("tricks", "made", "bags_this_hand", "bag_penalty", "nil_poi
 
 def _as_played_view() -> str:
     picked = ", ".join(f"CASE WHEN scoring = 'after_penalty' THEN as_played_{c} ELSE {c} END AS {c}" for c in AS_PLAYED_COLUMNS)
-    return f"SELECT game_id, hand, side, contract, {picked}, 'as_played' AS scoring FROM hand_scores"
+    return f"SELECT game_id, hand, side, contract, {picked}, 'as_played' AS scoring, contract_value FROM hand_scores"
 
 
 VIEWS: dict[str, str] = {

@@ -490,3 +490,39 @@ def test_every_table_keeps_its_key_under_a_renege_penalty(tmp_path, monkeypatch,
     ).fetchone()[0]
     assert moved >= 3  # the reneges moved tricks, and the view reads the as-played values
     assert con.execute("SELECT count(*) FROM hand_scores_as_played").fetchone()[0] == 2 * len(recs)
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_a_half_bid_is_scored_as_recorded_and_the_row_says_so(tmp_path, monkeypatch, engine):
+    """A bid of 4.5 is BID_INVALID and the hand is scored with it (RULES.md section 3): the side's
+    contract_value is the sum as bid (e.g. 7.5), contract the nearest whole number, and the points
+    agree with contract_value (10 a trick of it when made, plus the bags)."""
+    from spadework.analysis.engine import loader
+
+    monkeypatch.setattr(loader, "FAST_MIN_BYTES", 0)
+    rng = random.Random(7)
+    recs = []
+    for k in range(30):
+        try:
+            rec, _ = simulate_hand(rng, get_ruleset("standard"), game_id=f"h{k}")
+        except Impossible:
+            continue
+        bids = list(rec.bids)
+        i = next(j for j, b in enumerate(bids) if not b.nil and b.value >= 1)
+        bids[i] = replace(bids[i], value=bids[i].value + 0.5)
+        recs.append(replace(rec, bids=tuple(bids), score=None))
+    path = tmp_path / "half.jsonl"
+    write_season(recs, path)
+    con = connect(None)
+    _, c = engines.get_engine(engine).validate(con, [path])
+    assert c.by_code["BID_INVALID"] == len(recs)
+    rows = con.execute(
+        "SELECT contract, contract_value, tricks, made, bags_this_hand, nil_points, points FROM hand_scores "
+        "WHERE contract_value <> floor(contract_value)"
+    ).fetchall()
+    assert len(rows) == len(recs)
+    for contract, value, tricks, made, bags, nil_points, points in rows:
+        assert contract == round(value) and value % 1 == 0.5
+        assert made == (tricks >= value)
+        want = round(10 * value) + bags if made else -round(10 * value)
+        assert points - nil_points == want, (contract, value, tricks, bags, points)

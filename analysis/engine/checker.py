@@ -340,7 +340,7 @@ def _score_rows(hc: HandCheck, gid: str, h: int) -> list[dict[str, Any]]:
         row = {c: _int(v) for c, v in r.row().items()}
         played = None if hc.after_penalty is None else hc.as_played[k].row()
         extra = {f"as_played_{c}": None if played is None else _int(played[c]) for c in AS_PLAYED_COLUMNS}
-        rows.append({"game_id": gid, "hand": h, **row, "scoring": scoring, **extra})
+        rows.append({"game_id": gid, "hand": h, **row, "scoring": scoring, **extra, "contract_value": float(r.contract)})
     return rows
 
 
@@ -703,6 +703,7 @@ _ARROW_TYPES = {
     "VARCHAR": "string",
     "INTEGER": "int32",
     "BOOLEAN": "bool_",
+    "DOUBLE": "float64",
 }
 
 

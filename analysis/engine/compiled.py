@@ -61,7 +61,7 @@ def hands_in(p: PackedHands) -> K.HandsIn:
 def score_arrays(o, hands: np.ndarray, penalty: np.ndarray) -> dict[str, np.ndarray]:
     """The ``hand_scores`` numbers of ``hands`` (rows of the core's output; ``penalty``: per hand,
     whether its ruleset has a renege penalty), two rows per hand (NS, EW) in hand order: ``side``
-    (0 NS, 1 EW), ``contract`` and the :data:`~spadework.parsers.schema.AS_PLAYED_COLUMNS` of the
+    (0 NS, 1 EW), ``contract`` (rounded; ``contract_value`` as summed) and the :data:`~spadework.parsers.schema.AS_PLAYED_COLUMNS` of the
     official score (after the penalty where there is one), ``as_played_<column>`` of the score as
     played, and ``penalty`` per row (where the ``as_played_*`` belong in the table; null elsewhere).
     Numbers int64 (points rounded), flags bool."""
@@ -69,7 +69,8 @@ def score_arrays(o, hands: np.ndarray, penalty: np.ndarray) -> dict[str, np.ndar
     sd = np.tile(np.array([0, 1], dtype=np.int64), len(hands))
     pen = np.repeat(np.asarray(penalty, dtype=bool), 2)
     k = np.where(pen, K.AFTER_PENALTY, K.AS_PLAYED)
-    out: dict[str, np.ndarray] = {"side": sd, "penalty": pen, "contract": np.rint(o.hs_contract[sh, k, sd]).astype(np.int64)}
+    value = o.hs_contract[sh, k, sd].astype(np.float64)
+    out: dict[str, np.ndarray] = {"side": sd, "penalty": pen, "contract": np.rint(value).astype(np.int64), "contract_value": value}
     for prefix, kk in (("", k), ("as_played_", K.AS_PLAYED)):
         out[prefix + "tricks"] = o.hs_tricks[sh, kk, sd].astype(np.int64)
         out[prefix + "made"] = o.hs_made[sh, kk, sd].astype(bool)
@@ -190,6 +191,7 @@ class CoreResult:
                 row["scoring"] = AFTER_PENALTY if penalty else AS_PLAYED
                 played = _score_values(o, i, K.AS_PLAYED, sd) if penalty else {}
                 row.update({f"as_played_{c}": played.get(c) for c in AS_PLAYED_COLUMNS})
+                row["contract_value"] = float(o.hs_contract[i, k, sd])
                 scores.append(row)
         w = o.g_winner[g]
         game = {
@@ -246,6 +248,7 @@ class CoreResult:
             col = a["as_played_" + c].astype(object)
             col[~a["penalty"]] = None
             scores["as_played_" + c] = col
+        scores["contract_value"] = a["contract_value"]
         names = np.array(self.rulesets.names, dtype=object)
         ended = o.g_ended[games].astype(object)
         ended[o.g_ended[games] == K.NO_HAND] = None

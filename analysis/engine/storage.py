@@ -463,6 +463,7 @@ def _compiled_tables(part: PackedPart, result, games: np.ndarray) -> dict[str, p
     for c in AS_PLAYED_COLUMNS:
         v = a["as_played_" + c]
         cols["as_played_" + c] = pa.array(v if c == "made" else v.astype(np.int32), mask=none)
+    cols["contract_value"] = pa.array(a["contract_value"])
     scores = pa.table(cols, schema=DERIVED_SCHEMAS["hand_scores"])
     ended = o.g_ended[games]
     gw = o.g_winner[games]
