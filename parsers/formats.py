@@ -40,7 +40,9 @@ _EXTENSIONS = {
     ".pbn": "ptn",
 }
 
-_INT_LINE = re.compile(rb"^\s*\d+(\s+\d+)+\s*$")
+_INT_LINE = re.compile(rb"^\s*\[?\s*\d+(\s*[,\s]\s*\d+)+\s*,?\s*\]?\s*$")
+"""A line of whole numbers: an OpenSpiel ``history()`` as printed (``26 47 0 ...``), with commas
+(``26, 47, 0, ...``) or as a Python list (``[26, 47, 0, ...]``)."""
 
 
 class UnknownFormat(ValueError):
@@ -68,6 +70,9 @@ def sniff(head: bytes) -> str | None:
         if any(b'"history"' in ln and b'"game_id"' not in ln for ln in objs):
             return "openspiel"
         return "jsonl"
+    ints = sum(1 for ln in lines[:20] if _INT_LINE.match(ln))
+    if ints and ints * 2 >= min(len(lines), 20):  # most lines are integer histories (a bad one may be among them)
+        return "openspiel"
     if text.startswith(b"["):
         if re.match(rb"\[\s*\{", text):
             return "jsonl"
@@ -78,9 +83,6 @@ def sniff(head: bytes) -> str | None:
         return "ptn" if b"[Auction" in head or b"% PTN" in head or b"[GameCode" in head else "spn"
     if first.lower().startswith(b"game_id,") or b",dealer," in first.lower():
         return "csv"
-    ints = sum(1 for ln in lines[:20] if _INT_LINE.match(ln))
-    if ints and ints * 2 >= min(len(lines), 20):  # most lines are integer histories (a bad one may be among them)
-        return "openspiel"
     return None
 
 

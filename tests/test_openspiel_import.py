@@ -228,3 +228,27 @@ def test_survives_jsonl_and_sniffing():
     assert openspiel.looks_like((FIXTURES / "histories.txt").read_bytes()[:4096])
     assert not openspiel.looks_like(b'{"game_id": "g", "hand": 1, "history": []}')
     assert not openspiel.looks_like(b"1 2 3\n")
+
+
+@needs_corpus
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        lambda nums: " ".join(nums),  # as written by the corpus
+        lambda nums: ", ".join(nums),  # commas
+        lambda nums: "[" + ", ".join(nums) + "]",  # print(state.history())
+        lambda nums: "[ " + " ".join(nums) + " ]",
+    ],
+)
+def test_histories_are_recognised_with_spaces_commas_or_brackets(tmp_path, spelling):
+    """Each spelling of a history() line that docs/IMPORTERS.md names is found by content (a .txt
+    file), not taken for SPN (a line starting with '[') or left in no format, and loads the same hands."""
+    from spadework.parsers import formats
+
+    lines = [ln.split() for ln in (CORPUS / "histories.txt").read_text().splitlines() if ln.strip() and not ln.startswith("#")][:5]
+    path = tmp_path / "histories.txt"
+    path.write_text("\n".join(spelling(nums) for nums in lines) + "\n")
+    assert formats.detect(path) == "openspiel"
+    got, errors = split(openspiel.load(path))
+    want, _ = split(openspiel.load(CORPUS / "histories.txt"))
+    assert not errors and [r.tricks for r in got] == [r.tricks for r in want[:5]]
