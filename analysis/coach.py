@@ -276,17 +276,20 @@ def overview(
 ) -> pl.DataFrame:
     """Every player in one table (for ``spadework stats`` without ``--player``).
 
-    Columns: ``player``, then for each metric ``<metric>`` (its value; rates 0..1) and ``<metric>_n``.
+    Columns: ``player``, then for each metric ``<metric>`` (its value; rates 0..1), ``<metric>_n``
+    (its opportunities) and ``<metric>_low``/``<metric>_high`` (its 95% interval, as
+    :func:`spadework.analysis.metrics.run` gives it; null where it has none, e.g. for a count).
     Sorted by hands played, most first, then by name.
     """
     long = metrics.run_all(con, filters, by="player", names=names)
     if long.is_empty():
         return pl.DataFrame({"player": []}, schema={"player": pl.String})
-    wide = long.pivot(on="metric", index="player", values="value")
-    counts = long.pivot(on="metric", index="player", values="n")
-    counts = counts.rename({m: f"{m}_n" for m in names if m in counts.columns})  # a metric with no rows has no column
-    out = wide.join(counts, on="player", how="left")
-    cols = ["player"] + [c for m in names for c in (m, f"{m}_n") if c in out.columns]
+    out = long.pivot(on="metric", index="player", values="value")
+    for part in ("n", "low", "high"):
+        wide = long.pivot(on="metric", index="player", values=part)
+        wide = wide.rename({m: f"{m}_{part}" for m in names if m in wide.columns})  # a metric with no rows has no column
+        out = out.join(wide, on="player", how="left")
+    cols = ["player"] + [c for m in names for c in (m, f"{m}_n", f"{m}_low", f"{m}_high") if c in out.columns]
     out = out.select(cols)
     return out.sort(["hands", "player"], descending=[True, False], nulls_last=True) if "hands" in cols else out
 
@@ -344,7 +347,8 @@ def rich_overview(df: pl.DataFrame, columns: tuple[tuple[str, str], ...] = TEXT_
     from rich.text import Text
 
     table = Table(title="Players", box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False,
-                  caption="Rates in per cent; bid bias = tricks taken - bid (below 0: overbids).",
+                  caption="Rates in per cent; bid bias = tricks taken - bid (below 0: overbids).\n"
+                          "Each value's n and 95% interval: --json or --csv; one player: --player NAME.",
                   caption_justify="left")  # fmt: skip
     table.add_column("Player", overflow="fold", max_width=14)
     shown = [(m, head) for m, head in columns if m in df.columns]

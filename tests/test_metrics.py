@@ -537,9 +537,12 @@ def test_overview(con):
 
     df = coach.overview(con)
     assert df["player"].to_list() == ["ana", "bo", "cy", "di"]  # all six hands: by name
-    assert df.columns[:5] == ["player", "hands", "hands_n", "avg_bid", "avg_bid_n"]
+    assert df.columns[:9] == ["player", "hands", "hands_n", "hands_low", "hands_high", "avg_bid", "avg_bid_n", "avg_bid_low", "avg_bid_high"]
     bo = df.filter(pl.col("player") == "bo").row(0, named=True)
     assert (bo["bid_bias"], bo["bid_bias_n"], bo["exact_bid"], bo["win_rate_n"]) == (0.5, 6, 0.0, 1)
+    # every rate and mean carries its 95% interval (Wilson for 0 exact bids of 6: 0 to 3.84 / 9.84)
+    assert (bo["exact_bid_low"], bo["exact_bid_high"]) == (0.0, pytest.approx(1.96**2 / (6 + 1.96**2), abs=1e-3))
+    assert bo["bid_bias_low"] < 0.5 < bo["bid_bias_high"] and bo["hands_low"] is None
     console = Console(record=True, width=200)
     console.print(coach.rich_overview(df))
     text = console.export_text()
