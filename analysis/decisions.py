@@ -90,6 +90,10 @@ def has_card_costs(con) -> bool:
 # The winning players
 
 
+LEAK_MIN_N = 5
+"""The fewest opportunities a metric needs for a player before :func:`leaks` compares it."""
+
+
 def winners(
     con,
     filters: metrics.Filters | Mapping[str, Any] | None = None,
@@ -199,7 +203,7 @@ def leaks(
     filters: metrics.Filters | Mapping[str, Any] | None = None,
     winning: Sequence[str] | None = None,
     names: Sequence[str] = LEAK_METRICS,
-    min_n: int = 5,
+    min_n: int = LEAK_MIN_N,
 ) -> pl.DataFrame:
     """``player``'s gaps against the winning players, biggest leak first (:data:`LEAK_COLUMNS`).
 
@@ -267,7 +271,7 @@ def all_leaks(
     con,
     filters: metrics.Filters | Mapping[str, Any] | None = None,
     names: Sequence[str] = LEAK_METRICS,
-    min_n: int = 5,
+    min_n: int = LEAK_MIN_N,
 ) -> pl.DataFrame:
     """:func:`leaks` for every player at once: ``player`` then :data:`LEAK_COLUMNS`, each player's
     biggest leak first.  The players' metrics are one run grouped by player and the winners' one run
@@ -654,12 +658,21 @@ def rich_costliest(df: pl.DataFrame, player: str | None = None):
     return table
 
 
+def _no_leaks(con, player: str, filters) -> str:
+    """Why :func:`leaks` found nothing to list: nobody to compare with, or too few chances."""
+    with metrics.snapshot(con):
+        group = _group_for(winners(con, _base(filters)), player)
+    if not group:
+        return "No leaks against the winning players: no other player has a finished game to compare with."
+    return (f"No leaks against the winning players ({', '.join(group)}): {player} has fewer than {LEAK_MIN_N} chances "
+            "at each compared metric, too few to judge.")
+
+
 def rich_sections(con, player: str, filters: metrics.Filters | Mapping[str, Any] | None = None) -> list[Any]:
     """What ``spadework stats --player`` prints after the tendencies: the leak list against the winning
     players and, when ``card_costs`` has rows, the costliest cards.  Raises ``ValueError`` as :func:`leaks`."""
     found = leaks(con, player, filters)
-    out: list[Any] = [rich_leaks(found, player) if found.height else
-                      "No leaks against the winning players: no other player has a finished game to compare with."]
+    out: list[Any] = [rich_leaks(found, player) if found.height else _no_leaks(con, player, filters)]
     if has_card_costs(con):
         out.append(rich_costliest(costliest_cards(con, player, filters=filters), player))
     return out

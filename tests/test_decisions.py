@@ -276,6 +276,9 @@ def test_winners_and_leaks_on_a_small_database(con):
     none = decisions.leaks(con, "bo", {"event": "League"}, min_n=1)
     assert none.is_empty() and none.columns == list(decisions.LEAK_COLUMNS)
     assert "no other player has a finished game" in decisions.rich_sections(con, "bo", {"event": "League"})[0]
+    # winners to compare with, but too few chances at every metric: said so
+    few = decisions.rich_sections(con, "bo", {"position": 1})[0]
+    assert few == f"No leaks against the winning players (ana): bo has fewer than {decisions.LEAK_MIN_N} chances at each compared metric, too few to judge."
 
 
 def test_all_leaks_equal_each_players_own(sample):
