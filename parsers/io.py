@@ -3,7 +3,8 @@
 Reading is streaming: memory holds one line (or one block) at a time, never the file.
 Invalid UTF-8 is reported for the record that holds it, not for the whole file.
 
-Text saved as UTF-16 or UTF-32 with a byte-order mark (what Windows tools write) is read too:
+Lines may end in LF, CRLF or a lone CR (classic Mac OS; old Excel for Mac's CSV).  Text saved as
+UTF-16 or UTF-32 with a byte-order mark (what Windows tools write) is read too:
 :func:`open_binary` hands every reader the same text as UTF-8 bytes, line for line, so every
 format, the format sniffing and the fast loader read such a file as they read UTF-8.  A gzip
 stream that is cut off or corrupt stops the reading with :class:`TruncatedFile`, which names
@@ -73,6 +74,33 @@ class _Recoded(io.RawIOBase):
         super().close()
 
 
+class _LoneCR(io.RawIOBase):
+    """A byte stream whose lines end in a lone carriage return (classic Mac OS, and the CSV files old
+    Excel for Mac writes) read with ``\n`` line ends, so every reader counts its lines."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self._raw = raw
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        data = self._raw.read(len(buffer))
+        n = len(data)
+        buffer[:n] = data.replace(b"\r", b"\n")
+        return n
+
+    def close(self) -> None:
+        if not self.closed:
+            self._raw.close()
+        super().close()
+
+
+def _lone_cr(head: bytes) -> bool:
+    """True when text's lines end in a lone CR: the first bytes hold a CR and no LF."""
+    return b"\r" in head and b"\n" not in head
+
+
 class _Gzip(gzip.GzipFile):
     """A gzip reader whose corrupt data raises ``gzip.BadGzipFile`` (an ``OSError``, as a cut-off or
     unreadable file does) instead of ``zlib.error``, which callers would not expect."""
@@ -113,7 +141,13 @@ def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
     for bom, encoding in BOMS:
         if head.startswith(bom):
             stream.read(len(bom))
-            return io.BufferedReader(_Recoded(stream, encoding), 65536)  # type: ignore[return-value]
+            stream = io.BufferedReader(_Recoded(stream, encoding), 65536)  # type: ignore[assignment]
+            break
+    try:
+        if _lone_cr(stream.peek(8192)[:8192]):  # type: ignore[attr-defined]
+            return io.BufferedReader(_LoneCR(stream), 65536)  # type: ignore[return-value]
+    except (OSError, EOFError, zlib.error):  # a broken gzip: the reader meets the error itself
+        pass
     return stream
 
 
@@ -183,6 +217,8 @@ def iter_text_lines(source: str | bytes | BinaryIO) -> Iterator[tuple[int, bytes
     """Like :func:`iter_lines` over an in-memory string, bytes or binary stream."""
     if isinstance(source, str):
         source = source.encode("utf-8")
+    if isinstance(source, bytes) and _lone_cr(source[:8192]):
+        source = source.replace(b"\r", b"\n")
     stream = io.BytesIO(source) if isinstance(source, bytes) else source
     for n, line in enumerate(stream, 1):
         yield n, line.rstrip(b"\r\n")

@@ -526,3 +526,35 @@ def test_a_half_bid_is_scored_as_recorded_and_the_row_says_so(tmp_path, monkeypa
         assert made == (tricks >= value)
         want = round(10 * value) + bags if made else -round(10 * value)
         assert points - nil_points == want, (contract, value, tricks, bags, points)
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "spn", "csv"])
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_lines_ending_in_a_lone_carriage_return_read_as_any_other(tmp_path, monkeypatch, fmt, engine):
+    """A log whose lines end in a lone CR (classic Mac OS; old Excel for Mac's CSV) loads the same rows
+    as the same log with LF line ends, bad lines included, at the same line numbers (it was read in no
+    format: one long line)."""
+    from spadework.analysis.engine import loader
+
+    monkeypatch.setattr(loader, "FAST_MIN_BYTES", 0)  # the compiled reader reads the JSON Lines
+    recs = [r for g in iter_season(8, 3, 17, fault_rate=0.2) for r in g.records]
+    lf = tmp_path / f"lf.{fmt}"
+    write_season(recs, lf)
+    text = lf.read_bytes()
+    if fmt == "jsonl":
+        lines = text.split(b"\n")
+        lines[3] = b"{not json"
+        text = b"\n".join(lines)
+        lf.write_bytes(text)
+    cr = tmp_path / "cr" / f"lf.{fmt}"  # the same name: source_file differs only by folder
+    cr.parent.mkdir()
+    cr.write_bytes(text.replace(b"\r\n", b"\n").replace(b"\n", b"\r"))
+    eng = engines.get_engine(engine)
+    a, b = connect(None), connect(None)
+    monkeypatch.chdir(tmp_path)
+    sa, _ = eng.validate(a, ["lf." + fmt])
+    monkeypatch.chdir(tmp_path / "cr")
+    sb, _ = eng.validate(b, ["lf." + fmt])
+    assert sa.hands == sb.hands > 0 and sa.errors == sb.errors == (1 if fmt == "jsonl" else 0)
+    for t in LOADED + DERIVED:
+        assert _rows(a, t) == _rows(b, t), t
