@@ -12,6 +12,7 @@ object of one hand and the record; the other formats reuse them.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, Any
 
@@ -350,18 +351,51 @@ def iter_jsonl(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator[Item
             yield item
 
 
+_ARRAY_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{},]')
+
+
+def _item_lines(data: bytes, count: int) -> list[int] | None:
+    """The line (from 1) where each item of the top-level JSON array ``data`` starts, or ``None``
+    when two items start on one line (a one-line array: the items are then numbered instead)."""
+    starts: list[int] = []
+    depth = 0
+    want = False  # the next token begins an item
+    line, at = 1, 0  # the line of byte ``at`` (counted on as the items are found)
+    for m in _ARRAY_TOKENS.finditer(data):
+        tok = m.group()
+        if want and tok != b"]":  # an item begins at the first token after "[" or ","
+            line += data.count(b"\n", at, m.start())
+            at = m.start()
+            starts.append(line)
+            want = False
+        if tok in (b"[", b"{"):
+            depth += 1
+            want = want or (depth == 1)
+        elif tok in (b"]", b"}"):
+            depth -= 1
+        elif tok == b"," and depth == 1:
+            want = True
+    if len(starts) != count:
+        # an item that is a bare number, true, false or null has no token here: number the items
+        return None
+    return starts if len(set(starts)) == len(starts) else None
+
+
 def _iter_json_document(data: bytes, source: str) -> Iterator[Item]:
     try:
         doc = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        yield LoadError(source, 1, f"not valid JSON ({_short_json_error(exc)})", raw_text(data))
+        line = getattr(exc, "lineno", 1) or 1
+        yield LoadError(source, line, f"not valid JSON ({_short_json_error(exc)})", raw_text(data))
         return
     objs = doc if isinstance(doc, list) else [doc]
+    lines = _item_lines(data, len(objs)) if isinstance(doc, list) and objs else None
     for i, obj in enumerate(objs, 1):
+        n = lines[i - 1] if lines else i
         try:
-            yield record_from_obj(obj, source, i)
+            yield record_from_obj(obj, source, n)
         except ValueError as exc:
-            yield LoadError(source, i, f"item {i}: {exc}", orjson.dumps(obj).decode())
+            yield LoadError(source, n, f"item {i}: {exc}", orjson.dumps(obj).decode())
 
 
 def load(path: str | os.PathLike[str], source: str | None = None) -> Iterator[Item]:
@@ -370,8 +404,9 @@ def load(path: str | os.PathLike[str], source: str | None = None) -> Iterator[It
     Yields :class:`HandRecord` for each readable line and :class:`LoadError`
     (file, line, reason, raw text) for each unreadable one; never raises for bad
     content.  ``source`` is the name recorded as ``source_file`` (default: the path).
-    A ``.json`` file whose content starts with ``[`` is read as one array (its
-    items are numbered as "lines" 1, 2, ...).
+    A ``.json`` file whose content starts with ``[`` is read as one array: each item's
+    ``source_line`` is the line where it starts (a one-line array numbers its items 1, 2, ...
+    instead), and a syntax error is reported at its line.
     """
     source = source or os.fspath(path)
     name = strip_gz(os.fspath(path)).lower()

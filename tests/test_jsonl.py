@@ -110,6 +110,28 @@ def test_json_array_file(tmp_path):
     assert isinstance(items[2], LoadError) and "missing required key 'game_id'" in items[2].message
 
 
+def test_json_array_items_are_reported_at_their_lines(tmp_path):
+    """A pretty-printed .json array: each item's source_line is where it starts (FORMATS.md section 5:
+    file, line and reason), a syntax error is at its line, and a one-line array numbers its items."""
+    import orjson
+
+    objs = [orjson.loads(line(hand=1)), {**orjson.loads(line(hand=2)), "hand": 0}, orjson.loads(line(hand=3))]
+    pretty = b"[\n" + b",\n".join(orjson.dumps(o, option=orjson.OPT_INDENT_2) for o in objs) + b"\n]\n"
+    p = tmp_path / "pretty.json"
+    p.write_bytes(pretty)
+    text = pretty.decode()
+    starts = [text[: text.index(f'"hand": {h}')].rindex("{") for h in (1, 0, 3)]
+    want = [text.count("\n", 0, i) + 1 for i in starts]
+    items = list(jsonl.load(p))
+    assert [i.source_line for i in items] == want and want[0] == 2 and len(set(want)) == 3
+    assert isinstance(items[1], LoadError) and items[1].message.startswith("item 2: hand: 0 is below 1")
+    p.write_bytes(pretty.replace(b'"hand": 3', b'"hand": ', 1))
+    (err,) = list(jsonl.load(p))
+    assert err.source_line == text.count("\n", 0, text.index('"hand": 3')) + 1 and "not valid JSON" in err.message
+    p.write_bytes(b"[" + b", ".join(orjson.dumps(o) for o in objs) + b"]")
+    assert [i.source_line for i in jsonl.load(p)] == [1, 2, 3]
+
+
 def test_unknown_keys_are_kept_with_a_warning():
     (rec,) = list(jsonl.loads(line(colour="blue")))
     assert rec.extras["colour"] == "blue"
