@@ -286,6 +286,12 @@ def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator
             cells = _split(text, delimiter)
             if not any(c.strip() for c in cells):
                 continue
+            if len(cells) != len(columns) and text.count('"') % 2:
+                # an unpaired quote: a quoted cell that goes on to the next line, or the rest of one
+                raise _RowError(
+                    f"a quote is not closed on this line: a cell may not hold a line break (a row is one line; "
+                    f"the row has {len(cells)} cells, the header {len(columns)})"
+                )
             if len(cells) < len(columns):
                 raise _RowError(f"the row has {len(cells)} cells; the header has {len(columns)}")
             if len(cells) > len(columns) and any(c.strip() for c in cells[len(columns):]):

@@ -116,6 +116,18 @@ def test_bad_rows_lose_only_themselves(row, message):
     assert (got[0].hand, got[2].hand) == (1, 3)
 
 
+def test_a_cell_holding_a_line_break_says_so_on_both_lines():
+    """A quoted cell that goes on to the next line: a row is one line, so both halves are rejected,
+    each with the reason (an unpaired quote), and the rows around them load."""
+    split = ROW.format(hand=2, dealer="E", total=1).replace("ana", '"an\na"', 1)
+    text = "\n".join([HEADER, ROW.format(hand=1, dealer="N", total=61), split, ROW.format(hand=3, dealer="S", total=122)]) + "\n"
+    got = items(text)
+    assert [type(i).__name__ for i in got] == ["HandRecord", "LoadError", "LoadError", "HandRecord"]
+    for err, line in zip(got[1:3], (3, 4)):
+        assert err.source_line == line
+        assert err.message.startswith(f"line {line}: a quote is not closed on this line: a cell may not hold a line break")
+
+
 def test_invalid_utf8_row():
     data = (HEADER + "\n").encode() + ROW.format(hand=1, dealer="N", total=61).replace("ana", "an\xe9").encode("latin-1") + b"\n"
     (err,) = items(data + ROW.format(hand=2, dealer="E", total=1).encode())[:1]
