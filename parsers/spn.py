@@ -157,6 +157,8 @@ _TAG_NAME_FULL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\Z")
 _INT = re.compile(r"[+-]?\d+\Z")
 _GAME_TAG_SCAN = re.compile(r"\[\s*(" + "|".join(GAME_TAGS) + r")\b")
+_HAND_TAG = re.compile(r"\[\s*Hand\b")
+"""A [Hand] tag: a block that holds one is a hand, not game-level tags alone."""
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "r": "\r", "t": "\t"}
 
 
@@ -482,16 +484,22 @@ class _Reader:
     def block(self, lines: list[tuple[int, bytes]]) -> Item | None:
         first_line = lines[0][0]
         raw = "\n".join(raw_text(b) for _, b in lines)
-        try:
-            text_lines = []
-            for n, b in lines:
-                try:
-                    text_lines.append((n, decode(b)))
-                except ValueError as exc:
-                    raise _BlockError(n, None, str(exc)) from None
-        except _BlockError as exc:
-            self._mark_unreadable(raw, 0, first_line)
-            return LoadError(self.source, exc.line, exc.message(), raw)
+        text_lines, bad = [], []
+        for n, b in lines:
+            try:
+                text_lines.append((n, decode(b)))
+            except ValueError as exc:
+                bad.append((n, b, _BlockError(n, None, str(exc))))
+        if bad:
+            # the block is rejected; the game-level tags lost are those of the unreadable lines (at
+            # their lines), and a block of game-level tags alone still sets those of its other lines
+            for n, b, _ in bad:
+                self._mark_unreadable(raw_text(b), n, first_line)
+            if not any(_HAND_TAG.search(t) for _, t in text_lines):
+                tokens, error = _tokenize(text_lines)
+                if error is None:
+                    self._apply_game_tags([t for t in tokens if isinstance(t, _Tag) and t.name in GAME_TAGS])
+            return LoadError(self.source, bad[0][0], bad[0][2].message(), raw)
 
         tokens, error = _tokenize(text_lines)
         game_tags = [t for t in tokens if isinstance(t, _Tag) and t.name in GAME_TAGS]
@@ -509,6 +517,7 @@ class _Reader:
         return rec
 
     def _mark_unreadable(self, text: str, line: int, first_line: int) -> None:
+        """Mark the game-level tags named in ``text`` unreadable, at ``line`` (0: ``first_line``)."""
         for m in _GAME_TAG_SCAN.finditer(text):
             self.unreadable[m.group(1)] = line or first_line
 

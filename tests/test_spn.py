@@ -240,6 +240,22 @@ def test_invalid_utf8_loses_only_its_block():
     assert got[1].event is None  # the unreadable [Event] never applied
 
 
+def test_an_unreadable_line_among_game_tags_loses_only_that_line():
+    """A block of game-level tags with one undecodable line: that line is the load error, its tags
+    are the ones named as lost (at their line), and the block's other tags still apply."""
+    data = (b'[Game "g"]\n[Event "club"]\n[Rules "standard"]\n[North "caf\xe9"] [East "b"] [South "c"] [West "d"]\n\n'
+            b'[Hand "1"] [Dealer "N"] [Bids ""]\n\n'
+            b'[North "a"] [East "b"] [South "c"] [West "d"]\n\n[Hand "2"] [Dealer "E"] [Bids ""]\n')  # fmt: skip
+    got = items(data)
+    assert [type(i).__name__ for i in got] == ["LoadError", "LoadError", "HandRecord"]
+    assert got[0].source_line == 4 and got[0].message == "line 4: invalid UTF-8 at byte 12"
+    assert got[1].message == (
+        "line 6: this hand's game cannot be told: the game-level tag [East] at line 4, [North] at line 4, "
+        "[South] at line 4, [West] at line 4 could not be read"
+    )
+    assert (got[2].game_id, got[2].event, got[2].rules, got[2].hand) == ("g", "club", "standard", 2)
+
+
 def test_hands_before_any_game_are_errors():
     err = only_error('[Hand "1"] [Dealer "N"] [Bids ""]')
     assert err.message == 'line 1: no [Game] is in force: set [Game "..."] before this hand (the game id is required)'
