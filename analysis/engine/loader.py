@@ -247,11 +247,9 @@ class _Writer:
                 if job is None:
                     return
                 if self.error is None:
-                    writes, done = job
                     try:
                         with _timed("write"):
-                            _in_transaction(self.cursor, lambda: [insert_arrow(self.cursor, t, d) for t, d in writes])
-                        done()
+                            _in_transaction(self.cursor, lambda: [insert_arrow(self.cursor, t, d) for t, d in job])
                     except BaseException as exc:  # raised in the main thread by the next call
                         self.error = exc
             finally:
@@ -262,10 +260,10 @@ class _Writer:
             exc, self.error = self.error, None
             raise exc
 
-    def submit(self, writes: list[tuple[str, pa.Table]], done: Callable[[], None]) -> None:
-        """Queue ``writes`` (one transaction) and call ``done`` in the thread once they are committed."""
+    def submit(self, writes: list[tuple[str, pa.Table]]) -> None:
+        """Queue ``writes`` (one transaction)."""
         self._raise()
-        self.q.put((writes, done))
+        self.q.put(writes)
 
     def drain(self) -> None:
         """Wait until every queued write is committed; raise the thread's error, if any."""
@@ -421,7 +419,7 @@ def _queue_block(writer: _Writer, sc: _Scanned, source: str, result: FileResult,
             stream.feed(table, hands=scan_hands(sc.scan, sc.fast))
         finally:
             stream.sink = None
-    writer.submit(writes, lambda: None)
+    writer.submit(writes)
     result.hands += n
     STATS["fast_lines"] += n
 
