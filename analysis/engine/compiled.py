@@ -72,30 +72,28 @@ def score_arrays(o, hands: np.ndarray, penalty: np.ndarray) -> dict[str, np.ndar
     value = o.hs_contract[sh, k, sd].astype(np.float64)
     out: dict[str, np.ndarray] = {"side": sd, "penalty": pen, "contract": np.rint(value).astype(np.int64), "contract_value": value}
     for prefix, kk in (("", k), ("as_played_", K.AS_PLAYED)):
-        out[prefix + "tricks"] = o.hs_tricks[sh, kk, sd].astype(np.int64)
-        out[prefix + "made"] = o.hs_made[sh, kk, sd].astype(bool)
-        out[prefix + "bags_this_hand"] = o.hs_bags_hand[sh, kk, sd].astype(np.int64)
-        out[prefix + "bag_penalty"] = o.hs_penalty[sh, kk, sd].astype(np.int64)
-        out[prefix + "nil_points"] = o.hs_nil[sh, kk, sd].astype(np.int64)
-        out[prefix + "points"] = np.rint(o.hs_points[sh, kk, sd]).astype(np.int64)
-        out[prefix + "total"] = np.rint(o.hs_total[sh, kk, sd]).astype(np.int64)
-        out[prefix + "bags"] = o.hs_bags[sh, kk, sd].astype(np.int64)
+        for column, field in _HS_FIELDS.items():
+            v = getattr(o, field)[sh, kk, sd]
+            out[prefix + column] = v.astype(bool) if column == "made" else np.rint(v).astype(np.int64)
     return out
+
+
+_HS_FIELDS = {
+    "tricks": "hs_tricks", "made": "hs_made", "bags_this_hand": "hs_bags_hand", "bag_penalty": "hs_penalty",
+    "nil_points": "hs_nil", "points": "hs_points", "total": "hs_total", "bags": "hs_bags",
+}  # fmt: skip
+"""The core's output array of each of :data:`~spadework.parsers.schema.AS_PLAYED_COLUMNS`."""
+assert tuple(_HS_FIELDS) == AS_PLAYED_COLUMNS
 
 
 def _score_values(o, i: int, k: int, sd: int) -> dict[str, Any]:
     """The :data:`~spadework.parsers.schema.AS_PLAYED_COLUMNS` of hand ``i``, scoring ``k``, side ``sd``
-    of the core's output, as Python values."""
-    return {
-        "tricks": int(o.hs_tricks[i, k, sd]),
-        "made": bool(o.hs_made[i, k, sd]),
-        "bags_this_hand": int(o.hs_bags_hand[i, k, sd]),
-        "bag_penalty": int(o.hs_penalty[i, k, sd]),
-        "nil_points": int(o.hs_nil[i, k, sd]),
-        "points": _round(o.hs_points[i, k, sd]),
-        "total": _round(o.hs_total[i, k, sd]),
-        "bags": int(o.hs_bags[i, k, sd]),
-    }
+    of the core's output, as Python values (points rounded)."""
+    out: dict[str, Any] = {}
+    for column, field in _HS_FIELDS.items():
+        v = getattr(o, field)[i, k, sd]
+        out[column] = bool(v) if column == "made" else _round(v)
+    return out
 
 
 @dataclass
