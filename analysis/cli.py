@@ -780,6 +780,23 @@ def analyse(
             out.print("Bids not judged: no hand has a complete deal (a score sheet records none)")
 
 
+@app.command()
+def warm(
+    threads: Annotated[Optional[int], typer.Option(help="Threads while warming (default: numba's, the cores).")] = None,
+) -> None:
+    """Compile the compiled engine now, so the next validate starts at once.
+
+    `pip install .` already does this for the installed package. Run it after an editable install
+    (`pip install -e .`), with NUMBA_CACHE_DIR pointing at a new folder, or when building an image.
+    The compiled code is kept on disk by numba and reused by every later process; numba compiles
+    again by itself when the code, numba, Python or the CPU changes.
+    """
+    from spadework.analysis.engine.warm import warm as run_warm
+
+    r = run_warm(threads)
+    out.print(f"Compiled engine ready in {r.seconds:.1f} s: {len(r.compiled)} functions compiled, {len(r.loaded)} loaded from the cache")
+
+
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def bench(ctx: typer.Context) -> None:
     """Run the validation benchmark (tests/benchmarks/bench_validate.py; run from a checkout).
