@@ -17,9 +17,11 @@ with its message).  The subset it reads (FORMATS.md section 1):
 - seats exactly ``N E S W``, sides ``NS EW``, cards canonical codes (``AS``, ``TD``, ``BJ``);
 - a bid a number or ``"nil"``, ``blind`` true or false; at most 8 bids, at most 16 cards dealt to a
   seat, at most 13 tricks of at most 4 cards (the Python parser's own limits on tricks);
-- ``rules`` a string, or a flat object written without whitespace whose values are strings, whole
-  numbers of at most 15 digits, ``true``, ``false`` or ``null`` with no repeated key (its text is
-  then what the Python loader stores: ``orjson.dumps`` of the parsed object);
+- ``rules`` a string, or a flat object whose values are strings, whole numbers of at most 15
+  digits, ``true``, ``false`` or ``null`` with no repeated key; the Python loader stores
+  ``orjson.dumps`` of the parsed object, which is its text without whitespace, so whitespace
+  between its tokens is removed in the block's copy of a line read here (``json.dumps`` writes
+  ``{"preset": "nyc", "bags_limit": 10}``);
 - ``null`` where the Python parser reads it as absent (``event``, ``date``, ``table``, ``round``,
   ``rules``, ``schema``, ``deal``, ``tricks``, ``taken``, ``score``, ``score_before``,
   ``bags_before``, ``winner``, a player's name, a trick's winner, a number in ``taken`` or in a
@@ -426,21 +428,25 @@ def _open(b, p, e, opener, close):
 
 @_jit
 def _flat_object(b, p, e):
-    """The raw text of a ``rules`` object is stored as orjson writes it: no whitespace, flat, values
-    strings / whole numbers of at most 15 digits / true / false / null, keys distinct.  Returns the
-    position after ``}`` or -1."""
-    if b[p] != 123:
-        return -1
-    p += 1
+    """A ``rules`` object: flat, values strings / whole numbers of at most 15 digits / true / false
+    / null, keys distinct (orjson keeps the last of a repeated key: the text would differ).
+    Returns (the position after ``}``, True when it holds whitespace between tokens) or (-1, False).
+    The text stored is orjson's, without whitespace: :func:`_compact` removes it once the line
+    is known to be read here."""
+    if p >= e or b[p] != 123:
+        return -1, False
+    q = _ws(b, p + 1, e)
+    spaced = q != p + 1
+    p = q
     if p < e and b[p] == 125:
-        return p + 1
+        return p + 1, spaced
     start = p
     while True:
         q = _string(b, p, e)
-        if q < 0 or q >= e or b[q] != 58:
-            return -1
+        if q < 0:
+            return -1, False
         ks, ke = p + 1, q - 1
-        # a repeated key (orjson keeps the last, the text would differ): compare with every key before
+        # a repeated key: compare with every key before (those pairs are known to be well formed)
         r = start
         while r < p:
             q2 = _string(b, r, e)
@@ -451,17 +457,22 @@ def _flat_object(b, p, e):
                         same = False
                         break
                 if same:
-                    return -1
-            r = q2 + 1  # the colon
+                    return -1, False
+            r = _ws(b, _ws(b, q2, e) + 1, e)  # past the colon: the value
             if b[r] == 34:
                 r = _string(b, r, e)
             else:
-                while b[r] != 44:
+                while b[r] != 44 and b[r] != 32 and b[r] != 9 and b[r] != 13:
                     r += 1
-            r += 1  # the comma
-        p = q + 1
+            r = _ws(b, _ws(b, r, e) + 1, e)  # past the comma: the next key
+        q2 = _ws(b, q, e)
+        spaced |= q2 != q
+        if q2 >= e or b[q2] != 58:
+            return -1, False
+        p = _ws(b, q2 + 1, e)
+        spaced |= p != q2 + 1
         if p >= e:
-            return -1
+            return -1, False
         c = b[p]
         if c == 34:
             p = _string(b, p, e)
@@ -472,13 +483,37 @@ def _flat_object(b, p, e):
         else:
             _, p = _bool(b, p, e)
         if p < 0 or p >= e:
-            return -1
+            return -1, False
+        q2 = _ws(b, p, e)
+        spaced |= q2 != p
+        p = q2
+        if p >= e:
+            return -1, False
         if b[p] == 44:
-            p += 1
+            q2 = _ws(b, p + 1, e)
+            spaced |= q2 != p + 1
+            p = q2
             continue
         if b[p] == 125:
-            return p + 1
-        return -1
+            return p + 1, spaced
+        return -1, False
+
+
+@_jit
+def _compact(b, p, n):
+    """Remove the whitespace outside strings from ``b[p:p+n]`` in place (the strings hold no
+    escapes, so every quote opens or closes one); the new length."""
+    w = p
+    inside = False
+    for r in range(p, p + n):
+        c = b[r]
+        if c == 34:
+            inside = not inside
+        elif not inside and (c == 32 or c == 9 or c == 13):
+            continue
+        b[w] = c
+        w += 1
+    return w - p
 
 
 @_jit
@@ -760,6 +795,7 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
     if done:
         return False  # not an object, or {} (required keys missing)
     seen = 0
+    rules_spaced = False
     while True:
         ks, ke, p = _key(b, p, e)
         if p < 0 or p >= e:
@@ -798,9 +834,10 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
                 p = _text(b, p, e, i, np.int64(F_RULES), strs)
                 ints[i, I_RULES_KIND] = 1
             else:
-                q = _flat_object(b, p, e)
+                q, spaced = _flat_object(b, p, e)
                 if q < 0:
                     return False
+                rules_spaced = spaced
                 strs[i, 2 * F_RULES] = p
                 strs[i, 2 * F_RULES + 1] = q - p
                 ints[i, I_RULES_KIND] = 2
@@ -843,7 +880,11 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
     if _ws(b, p, e) != e:
         return False  # text after the object
     required = (1 << K_GAME) | (1 << K_HAND) | (1 << K_PLAYERS) | (1 << K_DEALER) | (1 << K_BIDS)
-    return seen & required == required
+    if seen & required != required:
+        return False
+    if rules_spaced:  # read here: the block's copy of the line now holds orjson's text of the object
+        strs[i, 2 * F_RULES + 1] = _compact(b, strs[i, 2 * F_RULES], strs[i, 2 * F_RULES + 1])
+    return True
 
 
 @nb.njit(cache=True, nogil=True, boundscheck=False)

@@ -203,6 +203,16 @@ def edge_lines(objs: list[dict]) -> list[bytes]:
     lines += compensating_lines(var)
     lines += [d(var()).replace(b'"rules":"standard"', b'"rules":{"target":300,"target":200}', 1)]  # repeated key
     lines += [d(var()).replace(b'"rules":"standard"', b'"rules":{"x_note":100000000000000000000}', 1)]  # a float to Python
+    # a rules object written by json.dumps (spaces after ':' and ','), or with more whitespace:
+    # the scanner stores orjson's text, as the Python loader does
+    for text in (
+        b'{"preset": "nyc", "bags_limit": 10}',
+        b'{ "preset" :"standard" ,\t"x_note": "a, b : c" , "nil": true, "x_none": null }',
+        b"{ }",
+        b'{"target": 300, "target": 200}',  # a repeated key, spaced: Python
+        b'{"preset": "standard" "target": 300}',  # no comma: Python (rejected)
+    ):
+        lines += [d(var()).replace(b'"rules":"standard"', b'"rules": ' + text, 1)]
     return lines
 
 
@@ -285,6 +295,22 @@ def test_values_of_the_wrong_type_never_pass_by_cancelling_out(tmp_path):
     ref, _, stats = assert_same_load([path])
     assert stats["fast_lines"] == 0  # every one of them went to the Python parser
     assert stats["python_lines"] == len(lines)
+
+
+def test_a_rules_object_written_by_json_dumps_is_read_by_compiled_code(tmp_path):
+    """json.dumps writes ``{"preset": "nyc", "bags_limit": 10}`` (spaces): every such line is read
+    by the scanner, and stored as the Python loader stores it (orjson's text, no spaces)."""
+    import json
+
+    objs = _season_objs(2, seed=5)
+    rules = ({"preset": "standard", "bags_limit": 10}, {"preset": "nyc", "nil": True, "x_note": "a, b: c"})
+    lines = [json.dumps(dict(o, rules=rules[k % 2])).encode() for k, o in enumerate(objs)]
+    path = tmp_path / "dumps.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    _, fast, stats = assert_same_load([path])
+    assert stats["python_lines"] == 0 and stats["fast_lines"] == len(lines)
+    stored = {r[0] for r in fast.execute("SELECT DISTINCT rules FROM hands").fetchall()}
+    assert stored == {orjson.dumps(r).decode() for r in rules}
 
 
 def test_load_in_tiny_chunks_and_gzipped(edge_file, tmp_path):
