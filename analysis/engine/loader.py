@@ -235,6 +235,7 @@ class _Writer:
         self.cursor = con.cursor()
         self.q: queue.Queue = queue.Queue(maxsize=depth)
         self.error: BaseException | None = None
+        self.failed = False  # once a write fails, every later job is dropped (the file is then forgotten)
         self.thread = threading.Thread(target=self._run, name="spadework-writer", daemon=True)
         self.thread.start()
 
@@ -246,12 +247,12 @@ class _Writer:
             try:
                 if job is None:
                     return
-                if self.error is None:
+                if not self.failed:
                     try:
                         with _timed("write"):
                             _in_transaction(self.cursor, lambda: [insert_arrow(self.cursor, t, d) for t, d in job])
                     except BaseException as exc:  # raised in the main thread by the next call
-                        self.error = exc
+                        self.error, self.failed = exc, True
             finally:
                 self.q.task_done()
 
