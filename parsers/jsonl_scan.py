@@ -10,8 +10,11 @@ with its message).  The subset it reads (FORMATS.md section 1):
 - the known keys only (no ``x_*`` extension or unknown key, which the Python parser keeps or warns
   about), each at most once; required ``game_id`` (non-empty), ``hand`` (>= 1), ``players``,
   ``dealer``, ``bids``;
-- strings without escapes or control characters, valid UTF-8; ``schema`` exactly
-  ``"spades-hand/1"``;
+- strings without control characters, valid UTF-8; ``schema`` exactly ``"spades-hand/1"``;
+  escapes only in the text fields (``game_id``, ``event``, ``date``, ``table``, ``round``, a
+  ``rules`` name, a player's name), and only ``\\"``, ``\\\\``, ``\\/`` and ``\\uXXXX`` of a
+  character from U+0020 on (``json.dumps`` writes ``"Jos\\u00e9"``), decoded in the block's copy
+  of a line read here;
 - numbers written as whole numbers of at most 9 digits (no fraction, exponent or ``-0``), so every
   one fits the tables' INTEGER columns;
 - seats exactly ``N E S W``, sides ``NS EW``, cards canonical codes (``AS``, ``TD``, ``BJ``);
@@ -28,7 +31,7 @@ with its message).  The subset it reads (FORMATS.md section 1):
   side's ``score``).
 
 Everything else (a duplicate key, ``"hand": "3"``, ``3.0``, ``1e3``, ``"as"`` for ``AS``, a BOM,
-an escape) goes to the Python parser: the scanner never decides a line the reference would read
+an escape in a key, a card or a seat, ``\\n`` in a name) goes to the Python parser: the scanner never decides a line the reference would read
 differently.  ``tests/test_loader_fast.py`` compares the two on odd lines and random records.
 """
 
@@ -54,6 +57,7 @@ OK, PYTHON, BLANK = 0, 1, 2
 STRING_FIELDS = ("game_id", "event", "date", "table_name", "round", "rules", "player_n", "player_e", "player_s", "player_w")
 """The text columns :attr:`Scan.str_start`/``str_len`` locate, in this order."""
 F_GAME, F_EVENT, F_DATE, F_TABLE, F_ROUND, F_RULES, F_PLAYER = 0, 1, 2, 3, 4, 5, 6
+N_TEXT = len(STRING_FIELDS)
 
 # key ids (top level)
 K_SCHEMA, K_GAME, K_HAND, K_EVENT, K_DATE, K_TABLE, K_ROUND, K_RULES, K_PLAYERS, K_DEALER = range(10)
@@ -103,7 +107,8 @@ I_BEFORE = 18  # 4: score_before NS EW, bags_before NS EW
 I_SET = 22  # bits: taken 0..3, score 4..9, before 10..13 (set when recorded)
 I_BID_VALUE = 23  # MAX_BIDS
 I_BID_FLAGS = I_BID_VALUE + MAX_BIDS  # bits: nil 0..7, blind 8..15
-N_INTS = I_BID_FLAGS + 1
+I_ESCAPED = I_BID_FLAGS + 1  # bits: the text fields (STRING_FIELDS order) written with escapes
+N_INTS = I_ESCAPED + 1
 # small (uint8): seats and cards
 S_BID_SEAT = 0
 S_DEAL_LEN = S_BID_SEAT + MAX_BIDS
@@ -231,6 +236,36 @@ def _ws(b, p, e):
 
 
 @_jit
+def _utf8(b, p, e):
+    """At a byte >= 0x80: the position after its UTF-8 character, or -1 (an overlong form, a
+    surrogate, a code point beyond U+10FFFF, a cut sequence)."""
+    c = b[p]
+    if 0xC2 <= c <= 0xDF:
+        k = 1
+    elif 0xE0 <= c <= 0xEF:
+        k = 2
+    elif 0xF0 <= c <= 0xF4:
+        k = 3
+    else:
+        return -1
+    if p + k >= e:
+        return -1
+    c1 = b[p + 1]
+    if c == 0xE0 and c1 < 0xA0:
+        return -1
+    if c == 0xED and c1 > 0x9F:
+        return -1
+    if c == 0xF0 and c1 < 0x90:
+        return -1
+    if c == 0xF4 and c1 > 0x8F:
+        return -1
+    for j in range(1, k + 1):
+        if b[p + j] & 0xC0 != 0x80:
+            return -1
+    return p + k + 1
+
+
+@_jit
 def _string(b, p, e):
     """At an opening quote: the position after the closing quote, or -1 (escape, control char, bad UTF-8)."""
     if p >= e or b[p] != 34:
@@ -244,32 +279,120 @@ def _string(b, p, e):
             return -1
         if c < 128:
             p += 1
-            continue
-        # UTF-8: reject overlong forms, surrogates and code points beyond U+10FFFF
-        if 0xC2 <= c <= 0xDF:
-            k = 1
-        elif 0xE0 <= c <= 0xEF:
-            k = 2
-        elif 0xF0 <= c <= 0xF4:
-            k = 3
+        else:
+            p = _utf8(b, p, e)
+            if p < 0:
+                return -1
+    return -1
+
+
+@_jit
+def _hex4(b, p, e):
+    """The value of the four hex digits at ``b[p:p+4]``, or -1."""
+    if p + 4 > e:
+        return -1
+    v = 0
+    for j in range(4):
+        c = b[p + j]
+        if 48 <= c <= 57:
+            d = c - 48
+        elif 65 <= c <= 70:
+            d = c - 55
+        elif 97 <= c <= 102:
+            d = c - 87
         else:
             return -1
-        if p + k >= e:
-            return -1
-        c1 = b[p + 1]
-        if c == 0xE0 and c1 < 0xA0:
-            return -1
-        if c == 0xED and c1 > 0x9F:
-            return -1
-        if c == 0xF0 and c1 < 0x90:
-            return -1
-        if c == 0xF4 and c1 > 0x8F:
-            return -1
-        for j in range(1, k + 1):
-            if b[p + j] & 0xC0 != 0x80:
+        v = v * 16 + d
+    return v
+
+
+@_jit
+def _escaped_string(b, p, e):
+    """At an opening quote of a string that :func:`_string` refused: the position after the closing
+    quote when its escapes are all ones read here, else -1.  Read: ``\\"``, ``\\\\``, ``\\/`` and
+    ``\\uXXXX`` of a character from U+0020 on (a surrogate pair beyond U+FFFF), so the text never
+    holds a control character; ``\\n``, ``\\t``, ``\\u0000``-``\\u001f`` and a lone surrogate go to
+    the Python parser."""
+    p += 1
+    while p < e:
+        c = b[p]
+        if c == 34:
+            return p + 1
+        if c == 92:
+            if p + 1 >= e:
                 return -1
-        p += k + 1
+            d = b[p + 1]
+            if d == 34 or d == 92 or d == 47:
+                p += 2
+                continue
+            if d != 117:
+                return -1
+            u = _hex4(b, p + 2, e)
+            if u < 0x20 or 0xDC00 <= u <= 0xDFFF:
+                return -1
+            if 0xD800 <= u <= 0xDBFF:
+                if p + 12 > e or b[p + 6] != 92 or b[p + 7] != 117:
+                    return -1
+                u2 = _hex4(b, p + 8, e)
+                if u2 < 0xDC00 or u2 > 0xDFFF:
+                    return -1
+                p += 12
+            else:
+                p += 6
+            continue
+        if c < 32:
+            return -1
+        if c < 128:
+            p += 1
+        else:
+            p = _utf8(b, p, e)
+            if p < 0:
+                return -1
     return -1
+
+
+@_jit
+def _unescape(b, p, n):
+    """Decode the escapes of ``b[p:p+n]`` (checked by :func:`_escaped_string`) in place, as UTF-8
+    (never longer than the escape); the new length."""
+    w, r, end = p, p, p + n
+    while r < end:
+        c = b[r]
+        if c != 92:
+            b[w] = c
+            w += 1
+            r += 1
+            continue
+        d = b[r + 1]
+        if d != 117:
+            b[w] = d
+            w += 1
+            r += 2
+            continue
+        u = _hex4(b, r + 2, end)
+        r += 6
+        if 0xD800 <= u <= 0xDBFF:
+            u = 0x10000 + ((u - 0xD800) << 10) + (_hex4(b, r + 2, end) - 0xDC00)
+            r += 6
+        if u < 0x80:
+            b[w] = u
+            w += 1
+        elif u < 0x800:
+            b[w] = 0xC0 | (u >> 6)
+            b[w + 1] = 0x80 | (u & 0x3F)
+            w += 2
+        elif u < 0x10000:
+            b[w] = 0xE0 | (u >> 12)
+            b[w + 1] = 0x80 | ((u >> 6) & 0x3F)
+            b[w + 2] = 0x80 | (u & 0x3F)
+            w += 3
+        else:
+            b[w] = 0xF0 | (u >> 18)
+            b[w + 1] = 0x80 | ((u >> 12) & 0x3F)
+            b[w + 2] = 0x80 | ((u >> 6) & 0x3F)
+            b[w + 3] = 0x80 | (u & 0x3F)
+            w += 4
+    return w - p
 
 
 @_jit
@@ -535,12 +658,7 @@ def _seat_object(b, p, e, i, kind, ints, small, strs, card_lut):
             if b[p] == 110:
                 p = _null(b, p, e)
             else:
-                q = _string(b, p, e)
-                if q < 0:
-                    return -1
-                strs[i, 2 * (F_PLAYER + s)] = p + 1
-                strs[i, 2 * (F_PLAYER + s) + 1] = q - p - 2
-                p = q
+                p = _text(b, p, e, i, np.int64(F_PLAYER + s), strs, ints)
         elif kind == 1:
             if b[p] == 110:
                 p = _null(b, p, e)
@@ -776,10 +894,17 @@ def _tricks_array(b, p, e, i, ints, small, card_lut):
 
 
 @_jit
-def _text(b, p, e, i, field, strs):
+def _text(b, p, e, i, field, strs, ints):
+    """A text field's string: its place in ``strs``; escapes are marked in ``ints[i, I_ESCAPED]``
+    (decoded by :func:`_line` once the line is known to be read here)."""
     q = _string(b, p, e)
     if q < 0:
-        return -1
+        if p >= e or b[p] != 34:
+            return -1
+        q = _escaped_string(b, p, e)
+        if q < 0:
+            return -1
+        ints[i, I_ESCAPED] |= 1 << field
     strs[i, 2 * field] = p + 1
     strs[i, 2 * field + 1] = q - p - 2
     return q
@@ -818,20 +943,20 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
                     return False
             p = q
         elif k == K_GAME:
-            p = _text(b, p, e, i, np.int64(F_GAME), strs)
+            p = _text(b, p, e, i, np.int64(F_GAME), strs, ints)
             if strs[i, 2 * F_GAME + 1] == 0:
                 return False  # game_id is empty
         elif k == K_EVENT:
-            p = _text(b, p, e, i, np.int64(F_EVENT), strs)
+            p = _text(b, p, e, i, np.int64(F_EVENT), strs, ints)
         elif k == K_DATE:
-            p = _text(b, p, e, i, np.int64(F_DATE), strs)
+            p = _text(b, p, e, i, np.int64(F_DATE), strs, ints)
         elif k == K_TABLE:
-            p = _text(b, p, e, i, np.int64(F_TABLE), strs)
+            p = _text(b, p, e, i, np.int64(F_TABLE), strs, ints)
         elif k == K_ROUND:
-            p = _text(b, p, e, i, np.int64(F_ROUND), strs)
+            p = _text(b, p, e, i, np.int64(F_ROUND), strs, ints)
         elif k == K_RULES:
             if c == 34:
-                p = _text(b, p, e, i, np.int64(F_RULES), strs)
+                p = _text(b, p, e, i, np.int64(F_RULES), strs, ints)
                 ints[i, I_RULES_KIND] = 1
             else:
                 q, spaced = _flat_object(b, p, e)
@@ -882,8 +1007,14 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
     required = (1 << K_GAME) | (1 << K_HAND) | (1 << K_PLAYERS) | (1 << K_DEALER) | (1 << K_BIDS)
     if seen & required != required:
         return False
-    if rules_spaced:  # read here: the block's copy of the line now holds orjson's text of the object
+    # read here: the block's copy of the line now holds the texts as the Python parser gives them
+    if rules_spaced:  # orjson's text of the object
         strs[i, 2 * F_RULES + 1] = _compact(b, strs[i, 2 * F_RULES], strs[i, 2 * F_RULES + 1])
+    escaped = ints[i, I_ESCAPED]
+    if escaped:
+        for f in range(N_TEXT):
+            if (escaped >> f) & 1:
+                strs[i, 2 * f + 1] = _unescape(b, strs[i, 2 * f], strs[i, 2 * f + 1])
     return True
 
 

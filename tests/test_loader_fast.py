@@ -313,6 +313,35 @@ def test_a_rules_object_written_by_json_dumps_is_read_by_compiled_code(tmp_path)
     assert stored == {orjson.dumps(r).decode() for r in rules}
 
 
+def test_names_written_with_escapes_are_read_by_compiled_code(tmp_path):
+    """json.dumps writes "Jos\\u00e9" (ensure_ascii): escapes in the text fields are decoded by the
+    scanner to the text the Python parser gives; an escape it does not read goes to Python."""
+    import json
+
+    objs = _season_objs(2, seed=6)
+    texts = ["José", "Zoë 😀", 'say "hi"', "back\\slash/", "ü"]
+    lines = []
+    for k, o in enumerate(objs):
+        o = copy.deepcopy(o)
+        o["players"]["N"] = texts[k % len(texts)]
+        o["event"] = "Café " + texts[(k + 1) % len(texts)]
+        o["game_id"] = "ñ-" + o["game_id"]
+        o["table"] = "T/1"
+        lines.append(json.dumps(o).encode())
+    odd = copy.deepcopy(objs[0])
+    odd["game_id"], odd["players"]["E"] = "odd", "two\nlines"  # \n: the Python parser's
+    lines.append(json.dumps(odd).encode())
+    lone = json.dumps(dict(objs[1], game_id="lone")).encode().replace(b'"lone"', b'"lone\\ud800"')  # a lone surrogate
+    lines.append(lone)
+    path = tmp_path / "escaped.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    assert b"\\u00e9" in path.read_bytes()
+    _, fast, stats = assert_same_load([path])
+    assert stats["fast_lines"] == len(objs) and stats["python_lines"] == 2
+    names = {r[0] for r in fast.execute("SELECT DISTINCT player_n FROM hands").fetchall()}
+    assert set(texts) <= names
+
+
 def test_load_in_tiny_chunks_and_gzipped(edge_file, tmp_path):
     assert_same_load([edge_file], chunk_bytes=4000)  # duplicates and odd lines across chunk boundaries
     gz = tmp_path / "edges.jsonl.gz"
