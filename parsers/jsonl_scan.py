@@ -58,6 +58,8 @@ STRING_FIELDS = ("game_id", "event", "date", "table_name", "round", "rules", "pl
 """The text columns :attr:`Scan.str_start`/``str_len`` locate, in this order."""
 F_GAME, F_EVENT, F_DATE, F_TABLE, F_ROUND, F_RULES, F_PLAYER = 0, 1, 2, 3, 4, 5, 6
 N_TEXT = len(STRING_FIELDS)
+_SPACED_BIT = 16
+"""Bit of ``ints[i, I_ESCAPED]``: the ``rules`` object holds whitespace to remove (see :func:`_settle_texts`)."""
 
 # key ids (top level)
 K_SCHEMA, K_GAME, K_HAND, K_EVENT, K_DATE, K_TABLE, K_ROUND, K_RULES, K_PLAYERS, K_DEALER = range(10)
@@ -107,7 +109,7 @@ I_BEFORE = 18  # 4: score_before NS EW, bags_before NS EW
 I_SET = 22  # bits: taken 0..3, score 4..9, before 10..13 (set when recorded)
 I_BID_VALUE = 23  # MAX_BIDS
 I_BID_FLAGS = I_BID_VALUE + MAX_BIDS  # bits: nil 0..7, blind 8..15
-I_ESCAPED = I_BID_FLAGS + 1  # bits: the text fields (STRING_FIELDS order) written with escapes
+I_ESCAPED = I_BID_FLAGS + 1  # bits: the text fields (STRING_FIELDS order) written with escapes; _SPACED_BIT: a rules object with whitespace
 N_INTS = I_ESCAPED + 1
 # small (uint8): seats and cards
 S_BID_SEAT = 0
@@ -550,24 +552,27 @@ def _open(b, p, e, opener, close):
 
 
 @_jit
-def _flat_object(b, p, e):
+def _flat_object(b, p, e, i, ints):
     """A ``rules`` object: flat, values strings / whole numbers of at most 15 digits / true / false
     / null, keys distinct (orjson keeps the last of a repeated key: the text would differ).
-    Returns (the position after ``}``, True when it holds whitespace between tokens) or (-1, False).
+    Returns the position after ``}`` (marking whitespace between tokens in ``ints[i, I_ESCAPED]``)
+    or -1.
     The text stored is orjson's, without whitespace: :func:`_compact` removes it once the line
     is known to be read here."""
     if p >= e or b[p] != 123:
-        return -1, False
+        return -1
     q = _ws(b, p + 1, e)
     spaced = q != p + 1
     p = q
     if p < e and b[p] == 125:
-        return p + 1, spaced
+        if spaced:
+            ints[i, I_ESCAPED] |= 1 << _SPACED_BIT
+        return p + 1
     start = p
     while True:
         q = _string(b, p, e)
         if q < 0:
-            return -1, False
+            return -1
         ks, ke = p + 1, q - 1
         # a repeated key: compare with every key before (those pairs are known to be well formed)
         r = start
@@ -580,7 +585,7 @@ def _flat_object(b, p, e):
                         same = False
                         break
                 if same:
-                    return -1, False
+                    return -1
             r = _ws(b, _ws(b, q2, e) + 1, e)  # past the colon: the value
             if b[r] == 34:
                 r = _string(b, r, e)
@@ -591,11 +596,11 @@ def _flat_object(b, p, e):
         q2 = _ws(b, q, e)
         spaced |= q2 != q
         if q2 >= e or b[q2] != 58:
-            return -1, False
+            return -1
         p = _ws(b, q2 + 1, e)
         spaced |= p != q2 + 1
         if p >= e:
-            return -1, False
+            return -1
         c = b[p]
         if c == 34:
             p = _string(b, p, e)
@@ -606,20 +611,22 @@ def _flat_object(b, p, e):
         else:
             _, p = _bool(b, p, e)
         if p < 0 or p >= e:
-            return -1, False
+            return -1
         q2 = _ws(b, p, e)
         spaced |= q2 != p
         p = q2
         if p >= e:
-            return -1, False
+            return -1
         if b[p] == 44:
             q2 = _ws(b, p + 1, e)
             spaced |= q2 != p + 1
             p = q2
             continue
         if b[p] == 125:
-            return p + 1, spaced
-        return -1, False
+            if spaced:
+                ints[i, I_ESCAPED] |= 1 << _SPACED_BIT
+            return p + 1
+        return -1
 
 
 @_jit
@@ -920,7 +927,6 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
     if done:
         return False  # not an object, or {} (required keys missing)
     seen = 0
-    rules_spaced = False
     while True:
         ks, ke, p = _key(b, p, e)
         if p < 0 or p >= e:
@@ -959,10 +965,9 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
                 p = _text(b, p, e, i, np.int64(F_RULES), strs, ints)
                 ints[i, I_RULES_KIND] = 1
             else:
-                q, spaced = _flat_object(b, p, e)
+                q = _flat_object(b, p, e, i, ints)
                 if q < 0:
                     return False
-                rules_spaced = spaced
                 strs[i, 2 * F_RULES] = p
                 strs[i, 2 * F_RULES + 1] = q - p
                 ints[i, I_RULES_KIND] = 2
@@ -1007,15 +1012,18 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
     required = (1 << K_GAME) | (1 << K_HAND) | (1 << K_PLAYERS) | (1 << K_DEALER) | (1 << K_BIDS)
     if seen & required != required:
         return False
-    # read here: the block's copy of the line now holds the texts as the Python parser gives them
-    if rules_spaced:  # orjson's text of the object
-        strs[i, 2 * F_RULES + 1] = _compact(b, strs[i, 2 * F_RULES], strs[i, 2 * F_RULES + 1])
-    escaped = ints[i, I_ESCAPED]
-    if escaped:
-        for f in range(N_TEXT):
-            if (escaped >> f) & 1:
-                strs[i, 2 * f + 1] = _unescape(b, strs[i, 2 * f], strs[i, 2 * f + 1])
     return True
+
+
+@_jit
+def _settle_texts(b, i, ints, strs):
+    """Line ``i`` is read here: its texts in the block become what the Python parser gives."""
+    escaped = ints[i, I_ESCAPED]
+    if (escaped >> _SPACED_BIT) & 1:  # orjson's text of the rules object
+        strs[i, 2 * F_RULES + 1] = _compact(b, strs[i, 2 * F_RULES], strs[i, 2 * F_RULES + 1])
+    for f in range(N_TEXT):
+        if (escaped >> f) & 1:
+            strs[i, 2 * f + 1] = _unescape(b, strs[i, 2 * f], strs[i, 2 * f + 1])
 
 
 @nb.njit(cache=True, nogil=True, boundscheck=False)
@@ -1035,7 +1043,12 @@ def _scan_lines(b, starts, ends, key_bytes, key_lens, card_lut, schema_bytes, st
         if q == e:
             status[i] = BLANK
             continue
-        status[i] = OK if _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, strs) else PYTHON
+        if _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, strs):
+            status[i] = OK
+            if ints[i, I_ESCAPED]:  # rare, and kept out of _line (its size there cost 5-10% of the scan)
+                _settle_texts(b, i, ints, strs)
+        else:
+            status[i] = PYTHON
 
 
 __all__ = ["BLANK", "MAX_BIDS", "MAX_DEALT", "MAX_TRICKS", "OK", "PYTHON", "STRING_FIELDS", "Scan", "scan"]
