@@ -27,7 +27,7 @@ import numpy as np
 from spadework.analysis.engine import kernels as K
 from spadework.analysis.engine.checker import AFTER_PENALTY, AS_PLAYED, GameCheck, GameRun, check_game
 from spadework.analysis.engine.findings import Finding, FindingList
-from spadework.analysis.engine.packed import PackedHands, RulesetArrays, pack_records, ranges
+from spadework.analysis.engine.packed import NOT_RECORDED, PackedHands, RulesetArrays, pack_records, ranges
 from spadework.parsers.encoding import CARD_CODES, NO_CARD, NO_SEAT, PLAY_SUIT_CODES, SEAT_CODES, SIDE_CODES
 from spadework.parsers.model import HandRecord
 from spadework.parsers.schema import AS_PLAYED_COLUMNS
@@ -300,10 +300,29 @@ def _num(x: float) -> int | float:
     return int(x) if x.is_integer() else x
 
 
-def _run_before(result: CoreResult, g: int, i: int, rec: HandRecord, prev: HandRecord | None, first: HandRecord):
+@dataclass(frozen=True)
+class _HandBefore:
+    """What :meth:`GameRun.check_hand` reads of the hand before the one it checks (``hand``,
+    ``dealer``) and of the game's first hand (``score_before``, ``bags_before``), from the packed
+    arrays: a whole record is built only for the hands with findings."""
+
+    hand: int
+    dealer: Any
+    score_before: tuple[int, int] | None
+    bags_before: tuple[int, int] | None
+
+    @classmethod
+    def of(cls, p: PackedHands, i: int) -> "_HandBefore":
+        def pair(a: np.ndarray) -> tuple[int, int] | None:
+            return None if NOT_RECORDED in (int(a[0]), int(a[1])) else (int(a[0]), int(a[1]))
+
+        return cls(int(p.hand_no[i]), SEATS[int(p.dealer[i])], pair(p.score_before[i]), pair(p.bags_before[i]))
+
+
+def _run_before(result: CoreResult, g: int, i: int, prev: Any, first: Any):
     """A :class:`~spadework.analysis.engine.checker.GameRun` in the state the core computed before
-    hand row ``i`` of game ``g`` (``prev``: the record of the hand before it; ``first``: the game's
-    first hand, for a game's start state)."""
+    hand row ``i`` of game ``g`` (``prev``: the hand before it, ``first``: the game's first hand, for
+    a game's start state; records or :class:`_HandBefore`)."""
     p, o = result.hands, result.out
     rs = result.rulesets.rulesets[int(p.game_ruleset[g])]
     a = int(p.game_start[g])
@@ -348,19 +367,18 @@ def findings(
         mask = (o.g_nfind > 0) & ~result.reference_mask
         games = np.nonzero(mask)[0]
     games = np.asarray(games, dtype=np.int64)
-    # the rows to fetch: each hand with findings, the hand before it, the game's first hand
+    # the records to fetch: the hands with findings (of the hand before and the game's first hand,
+    # check_hand reads a few numbers, taken from the packed arrays)
     want: list[tuple[int, int]] = []
-    rows: list[int] = []
     for g in games.tolist():
         a, b = int(p.game_start[g]), int(p.game_start[g + 1])
-        for i in (a + np.nonzero(o.n_find[a:b])[0]).tolist():
-            want.append((g, i))
-            rows.extend((i, i - 1 if i > a else i, a))
-    recs = list(fetch(np.asarray(rows, dtype=np.int64))) if rows else []
+        want.extend((g, i) for i in (a + np.nonzero(o.n_find[a:b])[0]).tolist())
+    recs = list(fetch(np.asarray([i for _, i in want], dtype=np.int64))) if want else []
     out: dict[int, list[Finding]] = {int(g): [] for g in games.tolist()}
-    for k, (g, i) in enumerate(want):
-        rec, prev, first = recs[3 * k], recs[3 * k + 1], recs[3 * k + 2]
-        run = _run_before(result, g, i, rec, prev if i > int(p.game_start[g]) else None, first)
+    for (g, i), rec in zip(want, recs):
+        a = int(p.game_start[g])
+        first = rec if i == a else _HandBefore.of(p, a)
+        run = _run_before(result, g, i, _HandBefore.of(p, i - 1) if i > a else None, first)
         run.check_hand(rec)
         out[g].extend(run.findings)
     return out
