@@ -7,9 +7,12 @@ every other line is marked for the Python parser (which then gives the record, o
 with its message).  The subset it reads (FORMATS.md section 1):
 
 - one JSON object per line; JSON whitespace between tokens (space, tab, CR);
-- the known keys only (no ``x_*`` extension or unknown key, which the Python parser keeps or warns
-  about), each at most once; required ``game_id`` (non-empty), ``hand`` (>= 1), ``players``,
-  ``dealer``, ``bids``;
+- the known keys, each at most once, and ``x_*`` extension keys (each at most once) whose values
+  are strings without escapes, whole numbers of at most 15 digits, ``true``, ``false``, ``null``,
+  or flat arrays or objects of those: the Python loader stores ``orjson.dumps`` of the extensions,
+  which the scanner writes beside the block (:attr:`Scan.xbuf`); any other key (the Python
+  parser warns about it) goes to the Python parser; required ``game_id`` (non-empty), ``hand``
+  (>= 1), ``players``, ``dealer``, ``bids``;
 - strings without control characters, valid UTF-8; ``schema`` exactly ``"spades-hand/1"``;
   escapes only in the text fields (``game_id``, ``event``, ``date``, ``table``, ``round``, a
   ``rules`` name, a player's name), and only ``\\"``, ``\\\\``, ``\\/`` and ``\\uXXXX`` of a
@@ -60,6 +63,8 @@ F_GAME, F_EVENT, F_DATE, F_TABLE, F_ROUND, F_RULES, F_PLAYER = 0, 1, 2, 3, 4, 5,
 N_TEXT = len(STRING_FIELDS)
 _SPACED_BIT = 16
 """Bit of ``ints[i, I_ESCAPED]``: the ``rules`` object holds whitespace to remove (see :func:`_settle_texts`)."""
+_EXT_BIT = 17
+"""Bit of ``ints[i, I_ESCAPED]``: the line has ``x_*`` extension keys (see :func:`_extensions`)."""
 
 # key ids (top level)
 K_SCHEMA, K_GAME, K_HAND, K_EVENT, K_DATE, K_TABLE, K_ROUND, K_RULES, K_PLAYERS, K_DEALER = range(10)
@@ -109,8 +114,9 @@ I_BEFORE = 18  # 4: score_before NS EW, bags_before NS EW
 I_SET = 22  # bits: taken 0..3, score 4..9, before 10..13 (set when recorded)
 I_BID_VALUE = 23  # MAX_BIDS
 I_BID_FLAGS = I_BID_VALUE + MAX_BIDS  # bits: nil 0..7, blind 8..15
-I_ESCAPED = I_BID_FLAGS + 1  # bits: the text fields (STRING_FIELDS order) written with escapes; _SPACED_BIT: a rules object with whitespace
-N_INTS = I_ESCAPED + 1
+I_ESCAPED = I_BID_FLAGS + 1  # bits: the text fields (STRING_FIELDS order) written with escapes; _SPACED_BIT, _EXT_BIT
+I_EXT_LEN = I_ESCAPED + 1  # length of the line's extension text in Scan.xbuf (from the line's start)
+N_INTS = I_EXT_LEN + 1
 # small (uint8): seats and cards
 S_BID_SEAT = 0
 S_DEAL_LEN = S_BID_SEAT + MAX_BIDS
@@ -143,6 +149,8 @@ class Scan:
     ints: np.ndarray
     small: np.ndarray
     strs: np.ndarray
+    xbuf: np.ndarray | None = None  # extension texts (``{"x_a":1}``), each at its line's start
+    starts: np.ndarray | None = None  # each line's start in the block
 
     def __post_init__(self) -> None:
         n, I, S = len(self.status), self.ints, self.small  # noqa: E741
@@ -189,11 +197,12 @@ def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, threads: int | N
     ints = np.zeros((n, N_INTS), np.int64)
     small = np.zeros((n, N_SMALL), np.uint8)
     strs = np.zeros((n, N_STRS), np.int64)
+    xbuf = np.empty(len(buf), np.uint8)  # extension texts, at their line's place (pages touched only if written)
     starts, ends = starts.astype(np.int64), ends.astype(np.int64)
     threads = max(1, int(nb.get_num_threads() if threads is None else threads))
     if threads == 1 or n < 64 * threads:
-        _scan_lines(buf, starts, ends, _KEY_BYTES, _KEY_LENS, _CARD_LUT, _SCHEMA, status, ints, small, strs)
-        return Scan(status, ints, small, strs)
+        _scan_lines(buf, starts, ends, _KEY_BYTES, _KEY_LENS, _CARD_LUT, _SCHEMA, status, ints, small, strs, xbuf)
+        return Scan(status, ints, small, strs, xbuf, starts)
     from concurrent.futures import ThreadPoolExecutor
 
     # slices of about equal bytes, a few per thread (lines differ in length)
@@ -202,13 +211,13 @@ def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, threads: int | N
     with ThreadPoolExecutor(threads) as pool:
         jobs = [
             pool.submit(_scan_lines, buf, starts[lo:hi], ends[lo:hi], _KEY_BYTES, _KEY_LENS, _CARD_LUT, _SCHEMA,
-                        status[lo:hi], ints[lo:hi], small[lo:hi], strs[lo:hi])  # fmt: skip
+                        status[lo:hi], ints[lo:hi], small[lo:hi], strs[lo:hi], xbuf)  # fmt: skip
             for lo, hi in zip(bounds, bounds[1:])
             if hi > lo
         ]
         for j in jobs:
             j.result()
-    return Scan(status, ints, small, strs)
+    return Scan(status, ints, small, strs, xbuf, starts)
 
 
 # --- the compiled reader ------------------------------------------------------------------------
@@ -552,11 +561,55 @@ def _open(b, p, e, opener, close):
 
 
 @_jit
-def _flat_object(b, p, e, i, ints):
+def _scalar(b, p, e):
+    """A value of a ``rules`` object or of an extension as the scanner stores it (orjson writes it
+    back the same): a string without escapes, a whole number of at most 15 digits, ``true``,
+    ``false`` or ``null``.  The position after it, or -1."""
+    c = b[p]
+    if c == 34:
+        return _string(b, p, e)
+    if c == 45 or 48 <= c <= 57:
+        _, q = _int(b, p, e, _RULES_DIGITS)
+        return q
+    if c == 110:
+        return _null(b, p, e)
+    _, q = _bool(b, p, e)
+    return q
+
+
+@_jit
+def _flat_array(b, p, e):
+    """At ``[``: an array of :func:`_scalar` values; the position after ``]`` or -1."""
+    p, done = _open(b, p, e, _LBRACKET, _RBRACKET)
+    while not done:
+        if p >= e:
+            return -1
+        p = _scalar(b, p, e)
+        if p < 0:
+            return -1
+        p, done = _sep(b, p, e, _RBRACKET)
+    return p
+
+
+@_jit
+def _ext_value(b, p, e, i, ints):
+    """The value of an ``x_*`` extension key when the scanner stores it itself: a :func:`_scalar`, or
+    a flat array or object of them (no float, escape or nesting: those are the Python parser's).
+    The position after it, or -1."""
+    c = b[p]
+    if c == 123:
+        return _flat_object(b, p, e, i, ints, np.int64(_EXT_BIT))
+    if c == 91:
+        return _flat_array(b, p, e)
+    return _scalar(b, p, e)
+
+
+@_jit
+def _flat_object(b, p, e, i, ints, bit):
     """A ``rules`` object: flat, values strings / whole numbers of at most 15 digits / true / false
     / null, keys distinct (orjson keeps the last of a repeated key: the text would differ).
-    Returns the position after ``}`` (marking whitespace between tokens in ``ints[i, I_ESCAPED]``)
-    or -1.
+    Returns the position after ``}`` (marking whitespace between tokens as ``bit`` of
+    ``ints[i, I_ESCAPED]``) or -1.  Extension values are read the same way.
     The text stored is orjson's, without whitespace: :func:`_compact` removes it once the line
     is known to be read here."""
     if p >= e or b[p] != 123:
@@ -566,7 +619,7 @@ def _flat_object(b, p, e, i, ints):
     p = q
     if p < e and b[p] == 125:
         if spaced:
-            ints[i, I_ESCAPED] |= 1 << _SPACED_BIT
+            ints[i, I_ESCAPED] |= 1 << bit
         return p + 1
     start = p
     while True:
@@ -601,15 +654,7 @@ def _flat_object(b, p, e, i, ints):
         spaced |= p != q2 + 1
         if p >= e:
             return -1
-        c = b[p]
-        if c == 34:
-            p = _string(b, p, e)
-        elif c == 45 or 48 <= c <= 57:
-            _, p = _int(b, p, e, _RULES_DIGITS)
-        elif c == 110:
-            p = _null(b, p, e)
-        else:
-            _, p = _bool(b, p, e)
+        p = _scalar(b, p, e)
         if p < 0 or p >= e:
             return -1
         q2 = _ws(b, p, e)
@@ -624,7 +669,7 @@ def _flat_object(b, p, e, i, ints):
             continue
         if b[p] == 125:
             if spaced:
-                ints[i, I_ESCAPED] |= 1 << _SPACED_BIT
+                ints[i, I_ESCAPED] |= 1 << bit
             return p + 1
         return -1
 
@@ -932,8 +977,21 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
         if p < 0 or p >= e:
             return False
         k = _top_key(b, ks, ke, key_bytes, key_lens)
-        if k < 0 or (seen >> k) & 1:
-            return False  # an extension or unknown key, or a repeated one
+        if k < 0:  # an extension key (x_*) and its value, stored by _extensions; any other key: Python's
+            if ke - ks < 2 or b[ks] != 120 or b[ks + 1] != 95:
+                return False
+            p = _ext_value(b, p, e, i, ints)
+            ints[i, I_ESCAPED] |= 1 << _EXT_BIT
+            if p < 0:
+                return False
+            p, done = _sep(b, p, e, _RBRACE)
+            if p < 0:
+                return False
+            if done:
+                break
+            continue
+        if (seen >> k) & 1:
+            return False  # a repeated key
         seen |= 1 << k
         c = b[p]
         if c == 110:  # null: absent, but not for a required key
@@ -965,7 +1023,7 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
                 p = _text(b, p, e, i, np.int64(F_RULES), strs, ints)
                 ints[i, I_RULES_KIND] = 1
             else:
-                q = _flat_object(b, p, e, i, ints)
+                q = _flat_object(b, p, e, i, ints, np.int64(_SPACED_BIT))
                 if q < 0:
                     return False
                 strs[i, 2 * F_RULES] = p
@@ -1016,25 +1074,120 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
 
 
 @_jit
-def _settle_texts(b, i, ints, strs):
-    """Line ``i`` is read here: its texts in the block become what the Python parser gives."""
+def _skip_value(b, p, e):
+    """Past any JSON value at ``p`` of a line already read (strings, numbers, literals, nested
+    arrays and objects); the position after it."""
+    depth = 0
+    while p < e:
+        c = b[p]
+        if c == 34:  # a string, escapes included
+            p += 1
+            while b[p] != 34:
+                p += 2 if b[p] == 92 else 1
+            p += 1
+        elif c == 123 or c == 91:
+            depth += 1
+            p += 1
+        elif c == 125 or c == 93:
+            if depth == 0:
+                return p
+            depth -= 1
+            p += 1
+        elif c == 44 and depth == 0:
+            return p
+        elif depth == 0 and (c == 32 or c == 9 or c == 13):
+            return p
+        else:
+            p += 1
+    return p
+
+
+@_jit
+def _copy_compact(b, p, end, x, w):
+    """Copy ``b[p:end]`` (strings without escapes) to ``x[w:]`` without the whitespace outside
+    strings; the position after it in ``x``."""
+    inside = False
+    for r in range(p, end):
+        c = b[r]
+        if c == 34:
+            inside = not inside
+        elif not inside and (c == 32 or c == 9 or c == 13):
+            continue
+        x[w] = c
+        w += 1
+    return w
+
+
+@_jit
+def _extensions(b, p, e, x):
+    """The extension keys of line ``b[p:e]`` (read by :func:`_line`) as orjson writes the Python
+    loader's ``extras``: ``{"x_a":1,"x_b":"s"}`` in the line's order, written to ``x`` from ``p`` on
+    (never longer than the line).  Its length, or -1 for a repeated extension key (orjson keeps
+    the last one: the line is the Python parser's)."""
+    w = p
+    x[w] = 123
+    w += 1
+    q = _ws(b, p, e) + 1  # past the line's {
+    while True:
+        q = _ws(b, q, e)
+        ks, ke, v = _key(b, q, e)
+        end = _skip_value(b, v, e)
+        if ke - ks >= 2 and b[ks] == 120 and b[ks + 1] == 95:
+            # the same key written before? (the text so far: {"k":v,"k":v,... with flat values)
+            r = p + 1
+            while r < w:
+                r2 = r + 1
+                while x[r2] != 34:
+                    r2 += 1
+                if r2 - r - 1 == ke - ks:
+                    same = True
+                    for m in range(ke - ks):
+                        if x[r + 1 + m] != b[ks + m]:
+                            same = False
+                            break
+                    if same:
+                        return -1
+                r = _skip_value(x, r2 + 2, w) + 1  # past the value and its comma
+            if w > p + 1:
+                x[w] = 44
+                w += 1
+            w = _copy_compact(b, q, end, x, w)
+        q = _ws(b, end, e)
+        if b[q] != 44:
+            break
+        q += 1
+    x[w] = 125
+    return w + 1 - p
+
+
+@_jit
+def _settle_texts(b, p, e, i, ints, strs, x):
+    """Line ``i`` (``b[p:e]``) is read here: its texts in the block become what the Python parser
+    gives, its extensions go to ``x``.  False when the line is the Python parser's after all (a
+    repeated extension key), found before anything is changed."""
     escaped = ints[i, I_ESCAPED]
+    if (escaped >> _EXT_BIT) & 1:
+        n = _extensions(b, p, e, x)
+        if n < 0:
+            return False
+        ints[i, I_EXT_LEN] = n
     if (escaped >> _SPACED_BIT) & 1:  # orjson's text of the rules object
         strs[i, 2 * F_RULES + 1] = _compact(b, strs[i, 2 * F_RULES], strs[i, 2 * F_RULES + 1])
     for f in range(N_TEXT):
         if (escaped >> f) & 1:
             strs[i, 2 * f + 1] = _unescape(b, strs[i, 2 * f], strs[i, 2 * f + 1])
+    return True
 
 
 @nb.njit(cache=True, nogil=True, boundscheck=False)
-def _scan_lines(b, starts, ends, key_bytes, key_lens, card_lut, schema_bytes, status, ints, small, strs):
+def _scan_lines(b, starts, ends, key_bytes, key_lens, card_lut, schema_bytes, status, ints, small, strs, xbuf):
     # a plain loop over views that are not reference-counted (see _unmanaged); the threads are
     # scan's, not numba's: a prange cost about 2 CPU-seconds of first compile (its gufunc and
     # two wrappers each linked and optimised the whole reader again)
     b, key_bytes, key_lens, card_lut, schema_bytes = (
         _unmanaged(b), _unmanaged(key_bytes), _unmanaged(key_lens), _unmanaged(card_lut), _unmanaged(schema_bytes)
     )
-    ints, small, strs = _unmanaged(ints), _unmanaged(small), _unmanaged(strs)
+    ints, small, strs, xbuf = _unmanaged(ints), _unmanaged(small), _unmanaged(strs), _unmanaged(xbuf)
     for i in range(len(starts)):
         p, e = starts[i], ends[i]
         while e > p and b[e - 1] == 13:
@@ -1043,12 +1196,12 @@ def _scan_lines(b, starts, ends, key_bytes, key_lens, card_lut, schema_bytes, st
         if q == e:
             status[i] = BLANK
             continue
-        if _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, strs):
-            status[i] = OK
-            if ints[i, I_ESCAPED]:  # rare, and kept out of _line (its size there cost 5-10% of the scan)
-                _settle_texts(b, i, ints, strs)
-        else:
+        if not _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, strs):
             status[i] = PYTHON
+        elif ints[i, I_ESCAPED] and not _settle_texts(b, p, e, i, ints, strs, xbuf):
+            status[i] = PYTHON  # (rare, and kept out of _line: its size there cost 5-10% of the scan)
+        else:
+            status[i] = OK
 
 
 __all__ = ["BLANK", "MAX_BIDS", "MAX_DEALT", "MAX_TRICKS", "OK", "PYTHON", "STRING_FIELDS", "Scan", "scan"]
@@ -1169,7 +1322,12 @@ def hand_columns(buf: np.ndarray, s: Scan, idx: np.ndarray) -> dict:
         cols[f"taken_{seat}"] = pa.array(I[:, I_TAKEN + k].astype(np.int32), mask=~taken_set[:, k])
     cols["has_deal"] = pa.array(I[:, I_HAS_DEAL] == 1)
     cols["has_tricks"] = pa.array(I[:, I_HAS_TRICKS] == 1)
-    cols["extras"] = pa.nulls(n, pa.string())
+    ext_len = np.where((I[:, I_ESCAPED] >> _EXT_BIT) & 1 == 1, I[:, I_EXT_LEN], -1)
+    if s.xbuf is not None and (ext_len >= 0).any():
+        at = np.stack([s.starts[idx], ext_len], axis=1)  # columns of a 2-d array, as the other texts
+        cols["extras"] = _text_column(s.xbuf, at[:, 0], at[:, 1])
+    else:
+        cols["extras"] = pa.nulls(n, pa.string())
     score_set = s.score_set[idx]
     for k, name in enumerate(("points_ns", "total_ns", "bags_ns", "points_ew", "total_ew", "bags_ew")):
         cols[name] = pa.array(I[:, I_SCORE + k].astype(np.int32), mask=~score_set[:, k])

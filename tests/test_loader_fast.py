@@ -342,6 +342,42 @@ def test_names_written_with_escapes_are_read_by_compiled_code(tmp_path):
     assert set(texts) <= names
 
 
+def test_extension_keys_are_read_by_compiled_code_and_stored_as_the_python_loader_does(tmp_path):
+    """``x_*`` keys with plain values (strings, whole numbers, literals, flat arrays and objects)
+    anywhere in the line: read by the scanner, ``extras`` written as orjson writes them; floats,
+    nesting, escapes, a repeated extension key or an unknown key go to the Python parser."""
+    import json
+
+    objs = _season_objs(2, seed=7)
+    read_here = [
+        {"x_src": "sim"},
+        {"x_a": [1, "b", None, True, False, -3], "x_b": {"k": -5, "z": "q r, s: t"}, "x_c": None},
+        {"x_": {}, "x_empty": [], "x_big": 10**15 - 1},
+    ]
+    lines = []
+    for k, o in enumerate(objs):
+        ext = read_here[k % len(read_here)]
+        first = {key: v for key, v in ext.items() if k % 2}  # before the known keys, or after them
+        lines.append(json.dumps({**first, **o, **{key: v for key, v in ext.items() if key not in first}}).encode())
+    n_fast = len(lines)
+    python = [
+        dict(objs[0], x_f=1.5),
+        dict(objs[0], x_n=[[1]]),
+        dict(objs[0], x_s="caf\u00e9"),
+        dict(objs[0], x_o={"a": {"b": 1}}),
+        dict(objs[0], other=1),  # an unknown key: a warning, the Python loader's
+    ]
+    lines += [json.dumps(dict(x, game_id=f"py-{k}")).encode() for k, x in enumerate(python)]
+    lines.append(json.dumps(dict(objs[1], game_id="dup", x_a=1)).encode()[:-1] + b', "x_a": 2}')  # repeated
+    lines.append(orjson.dumps(dict(objs[1], game_id="dupobj", x_o={"a": 1})).replace(b'{"a":1}', b'{"a":1,"a":2}'))
+    path = tmp_path / "ext.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    _, fast, stats = assert_same_load([path])
+    assert stats["fast_lines"] == n_fast and stats["python_lines"] == len(lines) - n_fast
+    stored = {r[0] for r in fast.execute("SELECT DISTINCT extras FROM hand_records WHERE game_id NOT LIKE 'py-%'").fetchall()}
+    assert {orjson.dumps(e).decode() for e in read_here} <= stored
+
+
 def test_load_in_tiny_chunks_and_gzipped(edge_file, tmp_path):
     assert_same_load([edge_file], chunk_bytes=4000)  # duplicates and odd lines across chunk boundaries
     gz = tmp_path / "edges.jsonl.gz"
