@@ -83,6 +83,12 @@ def parse_card(text: object, aliases: Mapping[str, str] | None = None) -> str:
     raise CardError(f"{text!r} is not a card")
 
 
+def spellings() -> dict[str, str]:
+    """Every written form of a card :func:`parse_card` looks up (``"10h"``, ``"♠A"``, ``"bj"``...)
+    -> its canonical code.  Mixed case (``"aS"``) is accepted too, through upper case."""
+    return dict(_PARSE)
+
+
 def is_card_code(text: object) -> bool:
     """True when ``text`` is already a canonical card code."""
     return isinstance(text, str) and (text in JOKERS or (len(text) == 2 and text[0] in RANKS and text[1] in SUITS))
@@ -339,6 +345,7 @@ __all__ = [
     "is_card_code",
     "make_deck",
     "parse_card",
+    "spellings",
     "parse_pbn_deal",
     "parse_pbn_hand",
     "rank_of",

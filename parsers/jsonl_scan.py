@@ -79,9 +79,36 @@ for _i, _k in enumerate(_TOP_KEYS):
     _KEY_LENS[_i] = len(_k)
 
 # card code -> id, indexed by rank byte * 256 + suit byte
-_CARD_LUT = np.full(65536, NO_CARD, dtype=np.uint8)
-for _code, _id in CARD_ID.items():
-    _CARD_LUT[ord(_code[0]) * 256 + ord(_code[1])] = _id
+def _card_table() -> np.ndarray:
+    """``card_lut`` of the compiled reader: every spelling of a card the Python parser accepts
+    (:func:`spadework.parsers.cards.parse_card`: ``AS``, ``as``, ``aS``, ``10H``, ``h10``, ``A♠``,
+    ``bj``...) -> card id.  Bytes 0..65535: two-byte spellings, indexed by first byte * 256 + second;
+    then the longer spellings (3 to 7 bytes): their count as an int64, the sorted keys (int64:
+    the bytes little-endian, the length in the top byte), one id byte per key."""
+    import itertools
+
+    from spadework.parsers.cards import CardError, parse_card, spellings
+
+    lut = np.full(65536, NO_CARD, dtype=np.uint8)
+    longer: dict[int, int] = {}
+    for text in spellings():
+        cases = [(ch.lower(), ch.upper()) if ch.isascii() and ch.isalpha() else (ch,) for ch in text]
+        for variant in {"".join(v) for v in itertools.product(*cases)}:
+            try:
+                cid = CARD_ID[parse_card(variant)]
+            except CardError:
+                continue
+            raw = variant.encode()
+            if len(raw) == 2:
+                lut[raw[0] * 256 + raw[1]] = cid
+            elif 3 <= len(raw) <= 7:
+                longer[int.from_bytes(raw, "little") | len(raw) << 56] = cid
+    keys = np.array(sorted(longer), dtype=np.int64)
+    ids = np.array([longer[k] for k in keys.tolist()], dtype=np.uint8)
+    return np.concatenate([lut, np.array([len(keys)], np.int64).view(np.uint8), keys.view(np.uint8), ids])
+
+
+_CARD_LUT = _card_table()
 _SCHEMA = np.frombuffer(b"spades-hand/1", dtype=np.uint8).copy()
 
 
@@ -528,11 +555,31 @@ def _top_key(b, ks, ke, key_bytes, key_lens):
 
 @_jit
 def _card(b, p, e, card_lut):
-    """A canonical card code string: (card id, position after) or (255, -1)."""
+    """A card's string (any spelling :func:`spadework.parsers.cards.parse_card` reads, see
+    :func:`_card_table`): (card id, position after) or (255, -1)."""
     if p + 4 <= e and b[p] == 34 and b[p + 3] == 34:
         c = card_lut[np.int64(b[p + 1]) * 256 + b[p + 2]]
         if c != 255:
             return c, p + 4
+        return 255, -1
+    return _card_text(b, p, e, card_lut)
+
+
+@_jit
+def _card_text(b, p, e, card_lut):
+    """:func:`_card` for a spelling of 3 to 7 bytes (``10H``, ``A♠``): a binary search of the keys."""
+    q = _string(b, p, e)
+    n = q - p - 2
+    if q < 0 or n < 3 or n > 7:
+        return 255, -1
+    key = np.int64(n) << 56
+    for j in range(n):
+        key |= np.int64(b[p + 1 + j]) << (8 * j)
+    m = card_lut[65536:65544].view(np.int64)[0]
+    keys = card_lut[65544 : 65544 + 8 * m].view(np.int64)
+    k = np.searchsorted(keys, key)
+    if k < m and keys[k] == key:
+        return card_lut[65544 + 8 * m + k], q
     return 255, -1
 
 

@@ -378,6 +378,33 @@ def test_extension_keys_are_read_by_compiled_code_and_stored_as_the_python_loade
     assert {orjson.dumps(e).decode() for e in read_here} <= stored
 
 
+def test_every_spelling_of_a_card_is_read_by_compiled_code(tmp_path):
+    """FORMATS.md accepts ``10`` for ``T``, lower case, suit symbols and both orders: lines written
+    that way are read by the scanner to the cards the Python parser reads."""
+    import re
+
+    spell = [
+        lambda r, s: ("10" if r == "T" else r) + s,
+        lambda r, s: r.lower() + s.lower(),
+        lambda r, s: s + r.lower(),
+        lambda r, s: {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}[s] + ("10" if r == "T" else r),
+        lambda r, s: ("10" if r == "T" else r) + {"S": "♤", "H": "♡", "D": "♢", "C": "♧"}[s],
+        lambda r, s: r + s.lower(),
+    ]
+    objs = _season_objs(2, seed=8)
+    lines = []
+    for k, o in enumerate(objs):
+        f = spell[k % len(spell)]
+        text = orjson.dumps(o).decode()
+        lines.append(re.sub(r'"([AKQJT2-9])([SHDC])"', lambda m: '"' + f(m[1], m[2]) + '"', text).encode())
+    assert any(b'"10h"' in x or b'"10H"' in x for x in lines) and any("♠".encode() in x for x in lines)
+    bad = orjson.dumps(dict(objs[0], game_id="bad")).replace(b'"AS"', b'"1S"', 1).replace(b'"KS"', b'"1S"', 1)
+    path = tmp_path / "spellings.jsonl"
+    path.write_bytes(b"\n".join(lines + [bad]) + b"\n")
+    _, fast, stats = assert_same_load([path])
+    assert stats["fast_lines"] == len(lines) and stats["python_lines"] == 1
+
+
 def test_load_in_tiny_chunks_and_gzipped(edge_file, tmp_path):
     assert_same_load([edge_file], chunk_bytes=4000)  # duplicates and odd lines across chunk boundaries
     gz = tmp_path / "edges.jsonl.gz"
