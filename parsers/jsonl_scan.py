@@ -21,7 +21,7 @@ with its message).  The subset it reads (FORMATS.md section 1):
 - numbers written as whole numbers of at most 9 digits (no fraction, exponent or ``-0``), so every
   one fits the tables' INTEGER columns;
 - seats exactly ``N E S W``, sides ``NS EW``, cards canonical codes (``AS``, ``TD``, ``BJ``);
-- a bid a number or ``"nil"``, ``blind`` true or false; at most 8 bids, at most 16 cards dealt to a
+- a bid a number or ``"nil"`` (any case), ``blind`` true or false; at most 8 bids, at most 16 cards dealt to a
   seat, at most 13 tricks of at most 4 cards (the Python parser's own limits on tricks);
 - ``rules`` a string, or a flat object whose values are strings, whole numbers of at most 15
   digits, ``true``, ``false`` or ``null`` with no repeated key; the Python loader stores
@@ -897,7 +897,8 @@ def _bids_array(b, p, e, i, ints, small):
                 small[i, S_BID_SEAT + n] = s
             elif f == 1:
                 if b[p] == 34:
-                    if p + 5 <= e and b[p + 1] == 110 and b[p + 2] == 105 and b[p + 3] == 108 and b[p + 4] == 34:  # "nil"
+                    # "nil" in any case (the Python parser lower-cases it)
+                    if p + 5 <= e and b[p + 1] | 32 == 110 and b[p + 2] | 32 == 105 and b[p + 3] | 32 == 108 and b[p + 4] == 34:
                         ints[i, I_BID_FLAGS] |= 1 << n
                         p += 5
                     else:

@@ -380,7 +380,7 @@ def test_extension_keys_are_read_by_compiled_code_and_stored_as_the_python_loade
 
 def test_every_spelling_of_a_card_is_read_by_compiled_code(tmp_path):
     """FORMATS.md accepts ``10`` for ``T``, lower case, suit symbols and both orders: lines written
-    that way are read by the scanner to the cards the Python parser reads."""
+    that way are read by the scanner to the cards the Python parser reads (and ``"Nil"`` bids)."""
     import re
 
     spell = [
@@ -397,7 +397,9 @@ def test_every_spelling_of_a_card_is_read_by_compiled_code(tmp_path):
         f = spell[k % len(spell)]
         text = orjson.dumps(o).decode()
         lines.append(re.sub(r'"([AKQJT2-9])([SHDC])"', lambda m: '"' + f(m[1], m[2]) + '"', text).encode())
+    lines = [x.replace(b'"nil"', [b'"Nil"', b'"NIL"'][k % 2]) for k, x in enumerate(lines)]  # bids too
     assert any(b'"10h"' in x or b'"10H"' in x for x in lines) and any("♠".encode() in x for x in lines)
+    assert any(b'"Nil"' in x for x in lines)
     bad = orjson.dumps(dict(objs[0], game_id="bad")).replace(b'"AS"', b'"1S"', 1).replace(b'"KS"', b'"1S"', 1)
     path = tmp_path / "spellings.jsonl"
     path.write_bytes(b"\n".join(lines + [bad]) + b"\n")
