@@ -16,7 +16,8 @@ Run ``python tests/benchmarks/bench_validate.py [--hands N]`` (also the body of
    - ``validate``: ``spadework validate`` end to end with the compiled engine
      (:data:`spadework.analysis.engine.engines.COMPILED`: the compiled reader, the stored rows,
      the compiled core, every derived row and finding written to the in-memory database), with
-     1 and 2 threads (DuckDB's and numba's); ``validate_barmore``/``validate_nyc`` on the other
+     1 and 2 threads (DuckDB's and numba's; a 1-thread stage is also pinned to one core, so the
+     pipeline's reader and writer threads share it); ``validate_barmore``/``validate_nyc`` on the other
      seasons; ``validate_small``: the first 100,000 hands (peak RSS flat in N);
    - ``check``: the check alone (:func:`~spadework.analysis.engine.engines.check_compiled`) on an
      already loaded database file, 1 and 2 threads (read the stored rows, check, write the
@@ -438,6 +439,10 @@ STAGES = {
 
 def _child(name: str, args_json: str) -> None:
     args = json.loads(args_json)
+    if args.get("threads") == 1 and hasattr(os, "sched_setaffinity"):
+        # one thread means one core: the pipelines' own threads (reader, writer, read-ahead) would
+        # otherwise use the second core and "1 thread" would not be one
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     out = STAGES[name](args)
     out["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     # worker processes of the reference check on flagged games (largest one), reported apart
