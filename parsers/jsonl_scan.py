@@ -69,6 +69,7 @@ _EXT_BIT = 17
 # key ids (top level)
 K_SCHEMA, K_GAME, K_HAND, K_EVENT, K_DATE, K_TABLE, K_ROUND, K_RULES, K_PLAYERS, K_DEALER = range(10)
 K_SCORE_BEFORE, K_BAGS_BEFORE, K_DEAL, K_BIDS, K_TRICKS, K_TAKEN, K_SCORE, K_WINNER = range(10, 18)
+K_EXT = 18  # an x_* extension key
 _TOP_KEYS = (
     "schema game_id hand event date table round rules players dealer score_before bags_before deal bids tricks taken score winner"
 ).split()
@@ -304,16 +305,14 @@ def _utf8(b, p, e):
 
 
 @_jit
-def _string(b, p, e):
-    """At an opening quote: the position after the closing quote, or -1 (escape, control char, bad UTF-8)."""
-    if p >= e or b[p] != 34:
-        return -1
-    p += 1
+def _plain(b, p, e):
+    """From ``p`` inside a string: the position of the first ``"`` or backslash, or -1 (a control
+    character, bad UTF-8, the line's end)."""
     while p < e:
         c = b[p]
-        if c == 34:
-            return p + 1
-        if c == 92 or c < 32:
+        if c == 34 or c == 92:
+            return p
+        if c < 32:
             return -1
         if c < 128:
             p += 1
@@ -322,6 +321,26 @@ def _string(b, p, e):
             if p < 0:
                 return -1
     return -1
+
+
+@_jit
+def _string(b, p, e):
+    """At an opening quote: the position after the closing quote, or -1 (escape, control char, bad UTF-8)."""
+    if p >= e or b[p] != 34:
+        return -1
+    q = _plain(b, p + 1, e)
+    if q < 0 or b[q] != 34:
+        return -1
+    return q + 1
+
+
+@_jit
+def _same(a, pa, b, pb, n):
+    """True when ``a[pa:pa+n]`` and ``b[pb:pb+n]`` hold the same bytes."""
+    for m in range(n):
+        if a[pa + m] != b[pb + m]:
+            return False
+    return True
 
 
 @_jit
@@ -352,41 +371,32 @@ def _escaped_string(b, p, e):
     holds a control character; ``\\n``, ``\\t``, ``\\u0000``-``\\u001f`` and a lone surrogate go to
     the Python parser."""
     p += 1
-    while p < e:
-        c = b[p]
-        if c == 34:
-            return p + 1
-        if c == 92:
-            if p + 1 >= e:
-                return -1
-            d = b[p + 1]
-            if d == 34 or d == 92 or d == 47:
-                p += 2
-                continue
-            if d != 117:
-                return -1
-            u = _hex4(b, p + 2, e)
-            if u < 0x20 or 0xDC00 <= u <= 0xDFFF:
-                return -1
-            if 0xD800 <= u <= 0xDBFF:
-                if p + 12 > e or b[p + 6] != 92 or b[p + 7] != 117:
-                    return -1
-                u2 = _hex4(b, p + 8, e)
-                if u2 < 0xDC00 or u2 > 0xDFFF:
-                    return -1
-                p += 12
-            else:
-                p += 6
-            continue
-        if c < 32:
+    while True:
+        p = _plain(b, p, e)
+        if p < 0:
             return -1
-        if c < 128:
-            p += 1
-        else:
-            p = _utf8(b, p, e)
-            if p < 0:
+        if b[p] == 34:
+            return p + 1
+        if p + 1 >= e:  # a backslash
+            return -1
+        d = b[p + 1]
+        if d == 34 or d == 92 or d == 47:
+            p += 2
+            continue
+        if d != 117:
+            return -1
+        u = _hex4(b, p + 2, e)
+        if u < 0x20 or 0xDC00 <= u <= 0xDFFF:
+            return -1
+        if 0xD800 <= u <= 0xDBFF:
+            if p + 12 > e or b[p + 6] != 92 or b[p + 7] != 117:
                 return -1
-    return -1
+            u2 = _hex4(b, p + 8, e)
+            if u2 < 0xDC00 or u2 > 0xDFFF:
+                return -1
+            p += 12
+        else:
+            p += 6
 
 
 @_jit
@@ -657,7 +667,7 @@ def _flat_object(b, p, e, i, ints, bit):
     / null, keys distinct (orjson keeps the last of a repeated key: the text would differ).
     Returns the position after ``}`` (marking whitespace between tokens as ``bit`` of
     ``ints[i, I_ESCAPED]``) or -1.  Extension values are read the same way.
-    The text stored is orjson's, without whitespace: :func:`_compact` removes it once the line
+    The text stored is orjson's, without whitespace: :func:`_copy_compact` removes it once the line
     is known to be read here."""
     if p >= e or b[p] != 123:
         return -1
@@ -678,14 +688,8 @@ def _flat_object(b, p, e, i, ints, bit):
         r = start
         while r < p:
             q2 = _string(b, r, e)
-            if q2 - 2 - r == ke - ks:
-                same = True
-                for m in range(ke - ks):
-                    if b[r + 1 + m] != b[ks + m]:
-                        same = False
-                        break
-                if same:
-                    return -1
+            if q2 - 2 - r == ke - ks and _same(b, r + 1, b, ks, ke - ks):
+                return -1
             r = _ws(b, _ws(b, q2, e) + 1, e)  # past the colon: the value
             if b[r] == 34:
                 r = _string(b, r, e)
@@ -719,23 +723,6 @@ def _flat_object(b, p, e, i, ints, bit):
                 ints[i, I_ESCAPED] |= 1 << bit
             return p + 1
         return -1
-
-
-@_jit
-def _compact(b, p, n):
-    """Remove the whitespace outside strings from ``b[p:p+n]`` in place (the strings hold no
-    escapes, so every quote opens or closes one); the new length."""
-    w = p
-    inside = False
-    for r in range(p, p + n):
-        c = b[r]
-        if c == 34:
-            inside = not inside
-        elif not inside and (c == 32 or c == 9 or c == 13):
-            continue
-        b[w] = c
-        w += 1
-    return w - p
 
 
 @_jit
@@ -1025,24 +1012,18 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
         if p < 0 or p >= e:
             return False
         k = _top_key(b, ks, ke, key_bytes, key_lens)
-        if k < 0:  # an extension key (x_*) and its value, stored by _extensions; any other key: Python's
+        if k < 0:  # an extension key (x_*), stored by _extensions (any number of them); any other: Python's
             if ke - ks < 2 or b[ks] != 120 or b[ks + 1] != 95:
                 return False
-            p = _ext_value(b, p, e, i, ints)
-            ints[i, I_ESCAPED] |= 1 << _EXT_BIT
-            if p < 0:
-                return False
-            p, done = _sep(b, p, e, _RBRACE)
-            if p < 0:
-                return False
-            if done:
-                break
-            continue
-        if (seen >> k) & 1:
+            k = K_EXT
+        elif (seen >> k) & 1:
             return False  # a repeated key
         seen |= 1 << k
         c = b[p]
-        if c == 110:  # null: absent, but not for a required key
+        if k == K_EXT:
+            p = _ext_value(b, p, e, i, ints)
+            ints[i, I_ESCAPED] |= 1 << _EXT_BIT
+        elif c == 110:  # null: absent, but not for a required key
             if k == K_GAME or k == K_HAND or k == K_PLAYERS or k == K_DEALER or k == K_BIDS:
                 return False
             p = _null(b, p, e)
@@ -1152,8 +1133,9 @@ def _skip_value(b, p, e):
 
 @_jit
 def _copy_compact(b, p, end, x, w):
-    """Copy ``b[p:end]`` (strings without escapes) to ``x[w:]`` without the whitespace outside
-    strings; the position after it in ``x``."""
+    """Copy ``b[p:end]`` (strings without escapes, so every quote opens or closes one) to ``x[w:]``
+    without the whitespace outside strings; the position after it in ``x``.  ``x`` may be ``b``
+    itself with ``w <= p`` (the copy never overtakes what it reads)."""
     inside = False
     for r in range(p, end):
         c = b[r]
@@ -1187,14 +1169,8 @@ def _extensions(b, p, e, x):
                 r2 = r + 1
                 while x[r2] != 34:
                     r2 += 1
-                if r2 - r - 1 == ke - ks:
-                    same = True
-                    for m in range(ke - ks):
-                        if x[r + 1 + m] != b[ks + m]:
-                            same = False
-                            break
-                    if same:
-                        return -1
+                if r2 - r - 1 == ke - ks and _same(x, r + 1, b, ks, ke - ks):
+                    return -1
                 r = _skip_value(x, r2 + 2, w) + 1  # past the value and its comma
             if w > p + 1:
                 x[w] = 44
@@ -1220,7 +1196,8 @@ def _settle_texts(b, p, e, i, ints, strs, x):
             return False
         ints[i, I_EXT_LEN] = n
     if (escaped >> _SPACED_BIT) & 1:  # orjson's text of the rules object
-        strs[i, 2 * F_RULES + 1] = _compact(b, strs[i, 2 * F_RULES], strs[i, 2 * F_RULES + 1])
+        st = strs[i, 2 * F_RULES]
+        strs[i, 2 * F_RULES + 1] = _copy_compact(b, st, st + strs[i, 2 * F_RULES + 1], b, st) - st  # in place
     for f in range(N_TEXT):
         if (escaped >> f) & 1:
             strs[i, 2 * f + 1] = _unescape(b, strs[i, 2 * f], strs[i, 2 * f + 1])
