@@ -425,6 +425,25 @@ def test_load_replaces_hands_from_other_files_and_reloads(tmp_path):
     assert_same_load([a, b, a])  # a loaded again replaces its own rows and takes its hands back
 
 
+def test_blocks_of_many_short_lines_lose_none_of_them(tmp_path):
+    """More newlines in a block than the loader first makes room for (a line per 64 bytes): blank
+    lines before a hand, and a pretty-printed file (``json.dumps(indent=2)``, every line an error).
+    Before, the compiled newline finder wrote past its array: lines were lost, then the process
+    crashed."""
+    import json
+
+    objs = _season_objs(1, seed=9)
+    blank = tmp_path / "blank.jsonl"
+    blank.write_bytes(b"\n" * 300 + orjson.dumps(objs[0]) + b"\n" + b"\r\n" * 200 + orjson.dumps(objs[1]) + b"\n")
+    _, fast, _ = assert_same_load([blank])
+    assert fast.execute("SELECT count(*) FROM hand_records").fetchone()[0] == 2
+    pretty = tmp_path / "pretty.jsonl"
+    pretty.write_text("\n".join(json.dumps(o, indent=2) for o in objs[:20]) + "\n")
+    assert pretty.read_bytes().count(b"\n") > len(pretty.read_bytes()) // 64 + 16
+    assert_same_load([pretty])
+    assert_same_load([pretty], chunk_bytes=4000)
+
+
 def test_load_empty_blank_and_other_formats(tmp_path):
     (tmp_path / "empty.jsonl").write_bytes(b"")
     (tmp_path / "blank.jsonl").write_bytes(b"\n  \n\r\n")

@@ -112,10 +112,14 @@ class _Block:
 
 @nb.njit(cache=True, nogil=True, boundscheck=False)
 def _newlines(buf, n, out):
-    """Positions of the newlines of ``buf[:n]`` into ``out``; returns how many."""
+    """Positions of the newlines of ``buf[:n]`` into ``out``; returns how many, or -1 when ``out``
+    has no room for them all (nothing is written beyond it)."""
     k = 0
+    room = len(out)
     for i in range(n):
         if buf[i] == 10:
+            if k == room:
+                return -1
             out[k] = i
             k += 1
     return k
@@ -123,9 +127,9 @@ def _newlines(buf, n, out):
 
 def _split(data: np.ndarray, first_line: int) -> _Block:
     n = len(data)
-    ends = np.empty(n // 64 + 16, np.int64)  # lines of a log are long; grown when not
+    ends = np.empty(n // 64 + 16, np.int64)  # lines of a log are long; room for every byte when not
     k = _newlines(data, n, ends)
-    if k == len(ends):  # possibly more newlines than room: count them all
+    if k < 0:
         ends = np.empty(n + 1, np.int64)
         k = _newlines(data, n, ends)
     ends = ends[:k]
