@@ -370,6 +370,26 @@ def test_validate_reads_the_database_when_the_stream_cannot_stand_for_it(tmp_pat
     assert not engines.STATS["streamed"] and c.hands == fast.execute("SELECT count(*) FROM hands").fetchone()[0]
 
 
+def test_a_hand_written_twice_takes_the_stream_off_before_its_game_is_checked(tmp_path, monkeypatch):
+    """The loader settles a repeated hand at the end of the file; the stream must not check the
+    game with both copies first.  Found by fuzzing: a game the reference checks whole (here its
+    rules change part way) got its first hand's tricks twice and validate raised ValueError."""
+    import orjson
+
+    from spadework.analysis.engine import loader
+    from spadework.parsers.jsonl import record_to_obj
+
+    monkeypatch.setattr(loader, "FAST_MIN_BYTES", 0)
+    a, b = ([record_to_obj(r) for r in g.records] for g in iter_season(8, 2, 3, rules="nyc"))
+    later = {k: v for k, v in a[1].items() if k != "rules"}  # the same game under standard: RULES_MIXED
+    path = tmp_path / "twice.jsonl"
+    path.write_bytes(b"\n".join(orjson.dumps(x) for x in (a[0], a[0], later, b[0], b[1], b[1])) + b"\n")
+    fast = _validate_both([path])
+    assert not engines.STATS["streamed"]
+    assert fast.execute("SELECT count(*) FROM load_errors").fetchone()[0] == 2
+    assert fast.execute("SELECT count(*) FROM violations WHERE code = 'RULES_MIXED'").fetchone()[0] == 1
+
+
 def test_the_scanned_lines_pack_as_their_stored_rows(tmp_path):
     """validate's check packs the compiled reader's arrays directly: the same arrays as unpacking
     the rows they are stored as."""

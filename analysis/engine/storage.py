@@ -605,6 +605,15 @@ def scan_hands(s, idx: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
+def _repeats_a_hand(codes: np.ndarray, hand: np.ndarray) -> bool:
+    """True when two rows hold the same (game code, hand number)."""
+    same_game = codes[1:] == codes[:-1]
+    if not np.any(same_game & (np.diff(hand.astype(np.int64)) <= 0)):
+        return False  # hands rise within every game, as a log is written
+    key = codes.astype(np.int64) << 32 | (hand.astype(np.int64) & 0xFFFFFFFF)
+    return len(np.unique(key)) != len(key)
+
+
 class StreamCheck:
     """The check of a validate, done while the logs load: each block of freshly read rows is checked
     as soon as its games are whole, and its derived rows are written at once (no read-back).
@@ -669,6 +678,9 @@ class StreamCheck:
         names = enc.dictionary.to_pylist()
         if len(starts) != len(names) or any(names[c] in self.done for c in codes[starts].tolist()):
             self.invalidate()  # a game's hands are not consecutive: the caller checks the database
+            return
+        if _repeats_a_hand(codes, table.column("hand").to_numpy()):
+            self.invalidate()  # a hand written twice: the loader keeps the first, settled at the file's end
             return
         cut = n if final else int(starts[-1])
         if not final:
