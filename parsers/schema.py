@@ -148,28 +148,29 @@ DERIVED_TABLES: dict[str, str] = {
     # ruleset sets one (scoring = 'after_penalty'), the as-played values then beside it (as_played_*,
     # null otherwise; RULES.md section 5; the view hand_scores_as_played reads them).  contract is the
     # whole number nearest the bids' sum; contract_value the sum itself (7.5 after a bid of 4.5, which
-    # is BID_INVALID but scored as recorded, RULES.md section 3)
+    # is BID_INVALID but scored as recorded, RULES.md section 3).  Points and totals are BIGINT: a bid
+    # as large as the INTEGER columns hold scores ten times that, and totals add up hand after hand
     "hand_scores": """
         game_id VARCHAR NOT NULL,
         hand INTEGER NOT NULL,
         side VARCHAR NOT NULL,
-        contract INTEGER,
+        contract BIGINT,
         tricks INTEGER,
         made BOOLEAN,
         bags_this_hand INTEGER,
-        bag_penalty INTEGER,
-        nil_points INTEGER,
-        points INTEGER,
-        total INTEGER,
+        bag_penalty BIGINT,
+        nil_points BIGINT,
+        points BIGINT,
+        total BIGINT,
         bags INTEGER,
         scoring VARCHAR NOT NULL DEFAULT 'as_played',
         as_played_tricks INTEGER,
         as_played_made BOOLEAN,
         as_played_bags_this_hand INTEGER,
-        as_played_bag_penalty INTEGER,
-        as_played_nil_points INTEGER,
-        as_played_points INTEGER,
-        as_played_total INTEGER,
+        as_played_bag_penalty BIGINT,
+        as_played_nil_points BIGINT,
+        as_played_points BIGINT,
+        as_played_total BIGINT,
         as_played_bags INTEGER,
         contract_value DOUBLE
     """,
@@ -178,8 +179,8 @@ DERIVED_TABLES: dict[str, str] = {
         game_id VARCHAR NOT NULL,
         rules VARCHAR,
         hands INTEGER,
-        total_ns INTEGER,
-        total_ew INTEGER,
+        total_ns BIGINT,
+        total_ew BIGINT,
         winner VARCHAR,
         ended_at_hand INTEGER
     """,

@@ -39,7 +39,7 @@ from spadework.analysis.engine.replay import HandReplay, replay_hand
 from spadework.analysis.engine.rules import STANDARD, Ruleset, RulesError, get_ruleset, rules_key, ruleset_name
 from spadework.analysis.engine.scoring import ScoreChain, SideResult, apply_renege_penalty, score_side
 from spadework.parsers.model import HandRecord
-from spadework.parsers.schema import AS_PLAYED_COLUMNS, DERIVED_TABLES, column_types
+from spadework.parsers.schema import AS_PLAYED_COLUMNS, DERIVED_TABLES, arrow_schema, column_types
 from spadework.parsers.seats import SIDES, Side
 from spadework.parsers.state import loaded_generation, mark_checked
 
@@ -378,7 +378,7 @@ class GameRun:
         findings.players = rec.players  # findings name the player at their seat (findings.FindingList)
         h = rec.hand
         # a hand missing before this one (RULES.md section 7, "Gaps in the record")
-        missing = list(range(prev.hand + 1, h)) if prev is not None else []
+        missing = range(prev.hand + 1, h) if prev is not None else range(0)  # a range: the gap may be huge
         if missing:
             findings.append(_missing_finding(gid, rec, missing))
             if rec.score_before is not None:
@@ -580,7 +580,7 @@ def _recorded_before(rec: HandRecord) -> tuple[Any, Any] | None:
     return out[0], out[1]
 
 
-def _missing_finding(gid: str, rec: HandRecord, missing: list[int]) -> Finding:
+def _missing_finding(gid: str, rec: HandRecord, missing: range) -> Finding:
     """HAND_MISSING on the first hand after a gap in the hand numbers (RULES.md section 7)."""
     h = rec.hand
     if len(missing) == 1:
@@ -699,14 +699,6 @@ class CheckSummary:
             self.by_code.update(f.code for f in gc.findings)
 
 
-_ARROW_TYPES = {
-    "VARCHAR": "string",
-    "INTEGER": "int32",
-    "BOOLEAN": "bool_",
-    "DOUBLE": "float64",
-}
-
-
 class DerivedWriter:
     """Buffers rows of the derived tables and inserts them in batches through pyarrow.
 
@@ -724,9 +716,7 @@ class DerivedWriter:
         self.con = con
         self.batch_rows = batch_rows
         self.columns = {t: column_types(DERIVED_TABLES[t]) for t in self.TABLES}
-        self.schemas = {
-            t: pa.schema([(c, getattr(pa, _ARROW_TYPES[typ])()) for c, typ in cols]) for t, cols in self.columns.items()
-        }
+        self.schemas = {t: arrow_schema(DERIVED_TABLES[t]) for t in self.TABLES}
         self.buffers: dict[str, dict[str, list]] = {t: {c: [] for c, _ in cols} for t, cols in self.columns.items()}
         self.counts: dict[str, int] = dict.fromkeys(self.TABLES, 0)
 

@@ -235,13 +235,14 @@ def _as_int(key: str, value: Any, minimum: int | None = None) -> int:
     value = int(value)
     if minimum is not None and value < minimum:
         raise _bad(key, value, f"a whole number of at least {minimum}")
-    if not -OPTION_INT_LIMIT < value < OPTION_INT_LIMIT:  # points and totals are INTEGER columns
+    if not -OPTION_INT_LIMIT < value < OPTION_INT_LIMIT:  # so a game's points stay far inside BIGINT
         raise _bad(key, value, f"a whole number between {-OPTION_INT_LIMIT} and {OPTION_INT_LIMIT} (exclusive)")
     return value
 
 
 OPTION_INT_LIMIT = 10**9
-"""Whole-number rule options stay below this in size (scores are stored as 32-bit integers)."""
+"""Whole-number rule options stay below this in size, so points and totals (BIGINT columns) never
+overflow however long a game runs."""
 
 
 def _as_opt_int(key: str, value: Any, minimum: int | None = None) -> int | None:

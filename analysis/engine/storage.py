@@ -450,31 +450,38 @@ def _compiled_tables(part: PackedPart, result, games: np.ndarray) -> dict[str, p
     pen = np.array([rs.renege_penalty_tricks > 0 for rs in part.rulesets.rulesets], dtype=bool)
     a = score_arrays(o, hands, pen[p.game_ruleset[hand_game]])
     sh = np.repeat(hands, 2)
-    i32 = lambda x: pa.array(np.asarray(x).astype(np.int32))  # noqa: E731
+    hs = DERIVED_SCHEMAS["hand_scores"]
+
+    def num(table: pa.Schema, name: str, x, mask=None) -> pa.Array:
+        """Column ``name`` of ``table`` from the core's numbers, in the column's own type."""
+        typ = table.field(name).type
+        return pa.array(np.asarray(x).astype(typ.to_pandas_dtype()), type=typ, mask=mask)
+
     cols = {
         "game_id": gid.take(pa.array(np.repeat(hand_game, 2))),
         "hand": pa.array(p.hand_no[sh]),
         "side": pa.array(["NS", "EW"]).take(pa.array(a["side"])),
-        "contract": i32(a["contract"]),
-        **{c: pa.array(a[c]) if c == "made" else i32(a[c]) for c in AS_PLAYED_COLUMNS},
+        "contract": num(hs, "contract", a["contract"]),
+        **{c: pa.array(a[c]) if c == "made" else num(hs, c, a[c]) for c in AS_PLAYED_COLUMNS},
         "scoring": pa.array([AS_PLAYED, AFTER_PENALTY]).take(pa.array(a["penalty"].astype(np.int8))),
     }
     none = ~a["penalty"]
     for c in AS_PLAYED_COLUMNS:
         v = a["as_played_" + c]
-        cols["as_played_" + c] = pa.array(v if c == "made" else v.astype(np.int32), mask=none)
+        cols["as_played_" + c] = pa.array(v, mask=none) if c == "made" else num(hs, "as_played_" + c, v, none)
     cols["contract_value"] = pa.array(a["contract_value"])
     scores = pa.table(cols, schema=DERIVED_SCHEMAS["hand_scores"])
     ended = o.g_ended[games]
     gw = o.g_winner[games]
     names = pa.array(list(part.rulesets.names), pa.string())
+    gs = DERIVED_SCHEMAS["games"]
     games_t = pa.table(
         {
             "game_id": gid.take(pa.array(games)),
             "rules": names.take(pa.array(p.game_ruleset[games])),
-            "hands": i32(lens),
-            "total_ns": i32(np.rint(o.g_total[games, 0])),
-            "total_ew": i32(np.rint(o.g_total[games, 1])),
+            "hands": num(gs, "hands", lens),
+            "total_ns": num(gs, "total_ns", np.rint(o.g_total[games, 0])),
+            "total_ew": num(gs, "total_ew", np.rint(o.g_total[games, 1])),
             "winner": pa.array(["NS", "EW", None]).take(pa.array(np.where(gw == 255, 2, gw))),
             "ended_at_hand": pa.array(ended.astype(np.int32), mask=ended == K.NO_HAND),
         },
