@@ -414,6 +414,28 @@ def test_huge_bids_and_hand_gaps_are_checked_and_stored_exactly(tmp_path, monkey
     assert "BID_INVALID" in codes and codes.count("HAND_MISSING") == 1
 
 
+def test_validate_streams_a_folder_of_files_through_the_writer_thread(tmp_path, monkeypatch):
+    """Every file of a validate is streamed and written by the writer thread, not only the first;
+    a block holding a hand another file already loaded is written the careful way (withheld)."""
+    import orjson
+
+    from spadework.analysis.engine import loader
+    from spadework.parsers.jsonl import record_to_obj
+
+    monkeypatch.setattr(loader, "FAST_MIN_BYTES", 0)
+    monkeypatch.setattr(loader, "CHUNK_BYTES", 20_000)
+    games = [[record_to_obj(r) for r in g.records] for g in iter_season(8, 6, 35, fault_rate=0.2)]
+    for k in range(3):
+        (tmp_path / f"part{k}.jsonl").write_bytes(b"".join(orjson.dumps(o) + b"\n" for g in games[2 * k : 2 * k + 2] for o in g))
+    writes = []
+    real = loader._Writer.submit
+    monkeypatch.setattr(loader._Writer, "submit", lambda self, w: (writes.append(len(w)), real(self, w))[1])
+    _validate_both([tmp_path])
+    assert engines.STATS["streamed"] and loader.STATS["chunks"] == len(writes) > 3
+    (tmp_path / "part3.jsonl").write_bytes(orjson.dumps(games[0][0]) + b"\n")  # a hand of part0 again
+    _validate_both([tmp_path])
+
+
 def test_the_scanned_lines_pack_as_their_stored_rows(tmp_path):
     """validate's check packs the compiled reader's arrays directly: the same arrays as unpacking
     the rows they are stored as."""

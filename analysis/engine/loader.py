@@ -358,6 +358,14 @@ def _clashes(con, keys: pa.Table, source: str) -> list[tuple]:
         con.unregister("_fl_keys")
 
 
+def _clashes_other_file(con, sc: _Scanned, source: str) -> bool:
+    """True when a hand of the block's compiled-read lines is already loaded from another file
+    (:func:`_write_block` then withholds it)."""
+    if sc.columns is None:
+        return False
+    return bool(_clashes(con, pa.table({"game_id": sc.columns["game_id"], "hand": sc.columns["hand"]}), source))
+
+
 def _write_block(con, sc: _Scanned, source: str, fs: _FileState, result: FileResult, stream=None) -> None:
     """Write a scanned block: the fast lines' rows, then what the Python parser makes of the others.
     ``stream``: a :class:`~spadework.analysis.engine.storage.StreamCheck` fed the rows written."""
@@ -406,9 +414,9 @@ def _write_block(con, sc: _Scanned, source: str, fs: _FileState, result: FileRes
 
 
 def _queue_block(writer: _Writer, sc: _Scanned, source: str, result: FileResult, stream) -> None:
-    """:func:`_write_block` for a streaming validate on a fresh database (every line of the block read
-    by compiled code, no other file's rows to clash with): the block is checked here, and its rows
-    and derived rows are written by ``writer`` while the next block is checked."""
+    """:func:`_write_block` for a streaming validate (every line of the block read by compiled code,
+    none of its hands loaded from another file): the block is checked here, and its rows and
+    derived rows are written by ``writer`` while the next block is checked."""
     from spadework.analysis.engine.storage import scan_hands
 
     STATS["chunks"] += 1
@@ -573,8 +581,9 @@ def _load_jsonl_file(
     ensure_storage(con)
     _in_transaction(con, lambda: (mark_loaded(con), _forget_file(con, source)))
     fs = _FileState(others=con.execute(f"SELECT count(*) > 0 FROM {HAND_RECORDS}").fetchall()[0][0])
-    # a fresh database under a streaming validate: a thread writes each block while the next is checked
-    writer = _Writer(con) if stream is not None and stream.valid and not fs.others else None
+    # a streaming validate: a thread writes each block while the next is checked (the hands of the
+    # files before, if any, were streamed too)
+    writer = _Writer(con) if stream is not None and stream.valid else None
     try:
         # with a writer, the columns are made in this thread (the reader thread is then the busier one)
         scanned = _prefetch(_scan_block(b, scan_threads, columns=writer is None) for b in _blocks(path, chunk_bytes))
@@ -582,7 +591,7 @@ def _load_jsonl_file(
             for sc in scanned:
                 before = (result.hands, result.errors)
                 _add_columns(sc)
-                if writer is not None and stream.valid and not len(sc.python):
+                if writer is not None and stream.valid and not len(sc.python) and not (fs.others and _clashes_other_file(con, sc, source)):
                     _queue_block(writer, sc, source, result, stream)
                 else:
                     if writer is not None:
