@@ -350,6 +350,16 @@ def _forget_file(con: duckdb.DuckDBPyConnection, source: str) -> None:
     _forget_files(con, [source])
 
 
+@dataclass
+class _Rows:
+    """One file's hands as ready ``hand_records`` rows (read by compiled code, see :meth:`_Loader.add_rows`)."""
+
+    table: pa.Table  # the hand_records columns but source_file, one row per hand, in line order
+    keys: list[tuple[str, int]]
+    lines: list[int]
+    record: Callable[[int], HandRecord]  # the record of row j (only for the text of a load error)
+
+
 class _Loader:
     """Writes the records of one or more files, many files per transaction and per batch.
 
@@ -418,9 +428,50 @@ class _Loader:
                 self.write()
         return result
 
+    def add_rows(self, rows: pa.Table, source: str, fmt: str | None, record: Callable[[int], HandRecord]) -> FileResult:
+        """:meth:`add_file` for a file whose every hand is already a ``hand_records`` row (``rows``:
+        every column but ``source_file``, in line order, every number in range; its lines read by
+        compiled code, so no load error or warning of their own).  ``record(j)``: row ``j`` as a
+        record, asked for only when it becomes a load error (a hand twice, or loaded elsewhere)."""
+        self._begin()
+        result = FileResult(source, fmt)
+        self.order[source] = len(self.order)
+        self.to_forget.append(source)
+        keys = list(zip(rows.column("game_id").to_pylist(), rows.column("hand").to_pylist()))
+        lines = rows.column("source_line").to_pylist()
+        seen: dict[tuple[str, int], int] = {}
+        keep: list[int] = []
+        for j, key in enumerate(keys):
+            if key in seen:
+                msg = f"hand {key[1]} of game {key[0]!r} appears twice in this file (first at line {seen[key]})"
+                self.errors.append(_rejected(record(j), source, msg))
+                result.errors += 1
+                continue
+            seen[key] = lines[j]
+            keep.append(j)
+        if len(keep) < len(keys):
+            rows = rows.take(pa.array(keep, pa.int64()))
+            keys, lines = [keys[j] for j in keep], [lines[j] for j in keep]
+            record = (lambda f, idx: lambda j: f(idx[j]))(record, keep)
+        self.pending.append((_Rows(rows, keys, lines, record), source, result))
+        self.written += len(keys)
+        if self.written >= BATCH_HANDS or len(self.errors) >= BATCH_HANDS:
+            self.write()
+        return result
+
+    def _keys(self) -> Iterator[tuple[tuple[str, int], int | None, Any, str, FileResult]]:
+        """Each buffered hand in order: (key, line, the record or (rows, j), source, result)."""
+        for item, source, result in self.pending:
+            if isinstance(item, _Rows):
+                for j, key in enumerate(item.keys):
+                    yield key, item.lines[j], (item, j), source, result
+            else:
+                yield (item.game_id, item.hand), item.source_line, item, source, result
+
     def _loaded_elsewhere(self) -> dict[tuple[str, int], list[tuple[str, int]]]:
         """Where the database holds the keys of the buffered records (before this batch's files are forgotten)."""
-        keys = pa.table({"game_id": [r.game_id for r, _, _ in self.pending], "hand": [r.hand for r, _, _ in self.pending]})
+        pend = [k for k, *_ in self._keys()]
+        keys = pa.table({"game_id": [g for g, _ in pend], "hand": pa.array([h for _, h in pend], pa.int64())})
         self.con.register("_new_keys", keys)
         try:
             rows = self.con.execute(
@@ -444,8 +495,8 @@ class _Loader:
         elsewhere = self._loaded_elsewhere() if self.pending else {}
         batch = _Batch()
         here: dict[tuple[str, int], tuple[str, int | None]] = {}
-        for rec, source, result in self.pending:
-            key = (rec.game_id, rec.hand)
+        kept: dict[int, list[int]] = {}  # id of a _Rows -> its rows written
+        for key, line, rec, source, result in self._keys():
             clash = None
             for other, line in elsewhere.get(key, ()):
                 other = alias_of.get(other, other)
@@ -459,22 +510,38 @@ class _Loader:
             if clash is not None:
                 self.errors.append(
                     _rejected(
-                        rec,
+                        rec if isinstance(rec, HandRecord) else rec[0].record(rec[1]),
                         source,
-                        f"hand {rec.hand} of game {rec.game_id!r} is already loaded from {clash[0]}:{clash[1]}; not loaded "
+                        f"hand {key[1]} of game {key[0]!r} is already loaded from {clash[0]}:{clash[1]}; not loaded "
                         f"again (load that file again to replace it, or give this game another id)",
                     )
                 )
                 result.errors += 1
                 continue
-            here[key] = (source, rec.source_line)
-            _add_record(batch, rec, source)
+            here[key] = (source, line)
             result.hands += 1
-            result.warnings += len(rec.warnings)
+            if isinstance(rec, HandRecord):
+                _add_record(batch, rec, source)
+                result.warnings += len(rec.warnings)
+            else:
+                kept.setdefault(id(rec[0]), []).append(rec[1])
         _forget_files(self.con, self.to_forget)
         _flush(self.con, batch, self.errors)
+        rows = 0
+        tables = []
+        for item, source, _ in self.pending:
+            if isinstance(item, _Rows) and id(item) in kept:
+                t = item.table.take(pa.array(kept[id(item)], pa.int64()))
+                tables.append(t.append_column("source_file", pa.array([source] * t.num_rows, pa.string())))
+                rows += t.num_rows
+        if tables:
+            self.con.register("_rows", pa.concat_tables(tables, promote_options="default"))
+            try:
+                self.con.execute(f"INSERT INTO {HAND_RECORDS} BY NAME SELECT * FROM _rows")
+            finally:
+                self.con.unregister("_rows")
         if self.on_batch:
-            self.on_batch(len(batch), len(self.errors))
+            self.on_batch(len(batch) + rows, len(self.errors))
         self.pending, self.errors, self.to_forget = [], [], []
 
     def commit(self) -> None:

@@ -38,9 +38,19 @@ def _summary(s) -> tuple:
     return ([(f.source_file, f.format, f.hands, f.errors, f.warnings) for f in s.files], list(s.skipped))
 
 
-@pytest.fixture(autouse=True)
-def _fast_path_for_small_files(monkeypatch):
-    monkeypatch.setattr(fast_load, "FAST_MIN_BYTES", 0)  # the test files are small
+@pytest.fixture(autouse=True, params=["per file", "small files together"])
+def mode(request, monkeypatch) -> str:
+    """Every test runs twice: each file on the compiled path of its own (``FAST_MIN_BYTES`` 0; the
+    test files are small), and every file as a small one, scanned together with the others and
+    handed to the Python loader's batching as ready rows."""
+    monkeypatch.setattr(fast_load, "FAST_MIN_BYTES", 0 if request.param == "per file" else 10**12)
+    return request.param
+
+
+def lines_read(stats: dict, mode: str) -> tuple[int, int]:
+    """(lines read by compiled code, by the Python parser line by line).  Small files scanned together
+    go to the Python loader whole when one of their lines is the Python parser's: then (0, 0)."""
+    return stats["fast_lines"], stats["python_lines"]
 
 
 def assert_same_load(paths, **kw) -> tuple:
@@ -272,14 +282,15 @@ def edge_file(tmp_path_factory) -> Path:
     return path
 
 
-def test_load_every_field_and_every_odd_line_as_the_python_loader(edge_file):
+def test_load_every_field_and_every_odd_line_as_the_python_loader(edge_file, mode):
     _, fast, stats = assert_same_load([edge_file])
     # canonical lines are read by compiled code; only the odd ones (and duplicates) by Python
-    assert stats["fast_lines"] >= 60 and stats["python_lines"] < 100
+    fast_lines, python_lines = lines_read(stats, mode)
+    assert (fast_lines >= 60 and python_lines < 100) if mode == "per file" else (fast_lines, python_lines) == (0, 0)
     assert fast.execute("SELECT count(*) FROM load_errors").fetchone()[0] > 30
 
 
-def test_values_of_the_wrong_type_never_pass_by_cancelling_out(tmp_path):
+def test_values_of_the_wrong_type_never_pass_by_cancelling_out(tmp_path, mode):
     objs = _season_objs(1)
     numbers = iter(range(1, 1000))
 
@@ -294,7 +305,7 @@ def test_values_of_the_wrong_type_never_pass_by_cancelling_out(tmp_path):
     path.write_bytes(b"\n".join(lines) + b"\n")
     ref, _, stats = assert_same_load([path])
     assert stats["fast_lines"] == 0  # every one of them went to the Python parser
-    assert stats["python_lines"] == len(lines)
+    assert stats["python_lines"] == (len(lines) if mode == "per file" else 0)  # (small: the file whole)
 
 
 def test_a_rules_object_written_by_json_dumps_is_read_by_compiled_code(tmp_path):
@@ -313,7 +324,7 @@ def test_a_rules_object_written_by_json_dumps_is_read_by_compiled_code(tmp_path)
     assert stored == {orjson.dumps(r).decode() for r in rules}
 
 
-def test_names_written_with_escapes_are_read_by_compiled_code(tmp_path):
+def test_names_written_with_escapes_are_read_by_compiled_code(tmp_path, mode):
     """json.dumps writes "Jos\\u00e9" (ensure_ascii): escapes in the text fields are decoded by the
     scanner to the text the Python parser gives; an escape it does not read goes to Python."""
     import json
@@ -337,12 +348,12 @@ def test_names_written_with_escapes_are_read_by_compiled_code(tmp_path):
     path.write_bytes(b"\n".join(lines) + b"\n")
     assert b"\\u00e9" in path.read_bytes()
     _, fast, stats = assert_same_load([path])
-    assert stats["fast_lines"] == len(objs) and stats["python_lines"] == 2
+    assert lines_read(stats, mode) == ((len(objs), 2) if mode == "per file" else (0, 0))
     names = {r[0] for r in fast.execute("SELECT DISTINCT player_n FROM hands").fetchall()}
     assert set(texts) <= names
 
 
-def test_extension_keys_are_read_by_compiled_code_and_stored_as_the_python_loader_does(tmp_path):
+def test_extension_keys_are_read_by_compiled_code_and_stored_as_the_python_loader_does(tmp_path, mode):
     """``x_*`` keys with plain values (strings, whole numbers, literals, flat arrays and objects)
     anywhere in the line: read by the scanner, ``extras`` written as orjson writes them; floats,
     nesting, escapes, a repeated extension key or an unknown key go to the Python parser."""
@@ -373,12 +384,12 @@ def test_extension_keys_are_read_by_compiled_code_and_stored_as_the_python_loade
     path = tmp_path / "ext.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
     _, fast, stats = assert_same_load([path])
-    assert stats["fast_lines"] == n_fast and stats["python_lines"] == len(lines) - n_fast
+    assert lines_read(stats, mode) == ((n_fast, len(lines) - n_fast) if mode == "per file" else (0, 0))
     stored = {r[0] for r in fast.execute("SELECT DISTINCT extras FROM hand_records WHERE game_id NOT LIKE 'py-%'").fetchall()}
     assert {orjson.dumps(e).decode() for e in read_here} <= stored
 
 
-def test_every_spelling_of_a_card_is_read_by_compiled_code(tmp_path):
+def test_every_spelling_of_a_card_is_read_by_compiled_code(tmp_path, mode):
     """FORMATS.md accepts ``10`` for ``T``, lower case, suit symbols and both orders: lines written
     that way are read by the scanner to the cards the Python parser reads (and ``"Nil"`` bids)."""
     import re
@@ -404,7 +415,7 @@ def test_every_spelling_of_a_card_is_read_by_compiled_code(tmp_path):
     path = tmp_path / "spellings.jsonl"
     path.write_bytes(b"\n".join(lines + [bad]) + b"\n")
     _, fast, stats = assert_same_load([path])
-    assert stats["fast_lines"] == len(lines) and stats["python_lines"] == 1
+    assert lines_read(stats, mode) == ((len(lines), 1) if mode == "per file" else (0, 0))
 
 
 def test_load_in_tiny_chunks_and_gzipped(edge_file, tmp_path):
@@ -442,6 +453,39 @@ def test_blocks_of_many_short_lines_lose_none_of_them(tmp_path):
     assert pretty.read_bytes().count(b"\n") > len(pretty.read_bytes()) // 64 + 16
     assert_same_load([pretty])
     assert_same_load([pretty], chunk_bytes=4000)
+
+
+def test_a_folder_of_small_files_as_the_python_loader(tmp_path, mode, monkeypatch):
+    """One file per game, as many tools write them, with what a folder holds besides: a hand twice in
+    a file, a hand of another file, a file the Python parser must read (an odd line, a byte-order
+    mark, lone CRs, UTF-16), CRLF, no final newline, a blank file; groups of files cut at a few KB.
+    Loaded twice (the second load replaces the first), then with one file changed."""
+    monkeypatch.setattr(fast_load, "SMALL_GROUP_BYTES", 40_000)
+    games = [[orjson.dumps(o) for o in objs] for objs in (_season_objs(1, seed=s) for s in range(20, 26))]
+    folder = tmp_path / "games"
+    folder.mkdir()
+    for k, g in enumerate(games):
+        (folder / f"g{k:02}.jsonl").write_bytes(b"\n".join(g) + b"\n")
+    (folder / "g00.jsonl").write_bytes(b"\n".join(games[0] + games[0][2:3]) + b"\n")  # a hand twice
+    (folder / "g01.jsonl").write_bytes(b"\r\n".join(games[1]))  # CRLF, no final newline
+    (folder / "g02b.jsonl").write_bytes(games[2][0] + b"\n" + games[3][0] + b"\n")  # hands of two other files
+    (folder / "g03.jsonl").write_bytes(b"\n".join(games[3] + [b'{"odd": 1}']) + b"\n")  # one odd line
+    (folder / "g04.jsonl").write_bytes(b"\xef\xbb\xbf" + b"\n".join(games[4]) + b"\n")  # BOM
+    (folder / "g05.jsonl").write_bytes(b"\r".join(games[5]) + b"\r")  # lone CRs
+    (folder / "g06.jsonl").write_bytes(("\n".join(x.decode() for x in games[0][:2]) + "\n").encode("utf-16"))
+    (folder / "blank.jsonl").write_bytes(b"\n\n")
+    ref, fast, stats = assert_same_load([folder])
+    assert fast.execute("SELECT count(*) FROM load_errors").fetchone()[0] >= 4
+    if mode != "per file":
+        assert stats["fast_lines"] == sum(len(g) for g in games[:3]) + 1 + 2  # g00 (one twice), g01, g02, g02b
+    # again: every file replaces its own rows; then one file changed
+    for con in (ref, fast):
+        (load_files if con is ref else load_fast)(con, [folder])
+    (folder / "g02.jsonl").write_bytes(b"\n".join(games[2][:-1]) + b"\n")
+    load_files(ref, [folder])
+    load_fast(fast, [folder])
+    for t in STORED:
+        assert _rows(ref, t) == _rows(fast, t), t
 
 
 def test_load_empty_blank_and_other_formats(tmp_path):
