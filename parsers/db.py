@@ -531,11 +531,13 @@ class _Loader:
         tables = []
         for item, source, _ in self.pending:
             if isinstance(item, _Rows) and id(item) in kept:
-                t = item.table.take(pa.array(kept[id(item)], pa.int64()))
+                keep = kept[id(item)]
+                t = item.table if len(keep) == item.table.num_rows else item.table.take(pa.array(keep, pa.int64()))
                 tables.append(t.append_column("source_file", pa.array([source] * t.num_rows, pa.string())))
                 rows += t.num_rows
         if tables:
-            self.con.register("_rows", pa.concat_tables(tables, promote_options="default"))
+            # one chunk per column: DuckDB reads thousands of one-file chunks far slower
+            self.con.register("_rows", pa.concat_tables(tables, promote_options="default").combine_chunks())
             try:
                 self.con.execute(f"INSERT INTO {HAND_RECORDS} BY NAME SELECT * FROM _rows")
             finally:
