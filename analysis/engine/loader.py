@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import queue
 import threading
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -699,7 +700,7 @@ def load_fast(
         for path, source, file_fmt in log_files(paths, files, fmt, summary, bar):
             result = None
             size = _size(path)
-            if file_fmt == "jsonl" and fast_format(path, file_fmt) and 0 < size < FAST_MIN_BYTES and not _is_gz(path):
+            if file_fmt == "jsonl" and fast_format(path, file_fmt) and 0 < size < FAST_MIN_BYTES:
                 small.append((path, source, file_fmt))
                 small_bytes += size
                 if small_bytes >= SMALL_GROUP_BYTES:
@@ -738,10 +739,6 @@ SMALL_GROUP_BYTES = 16 * 1024 * 1024
 """Small files (under :data:`FAST_MIN_BYTES`) are read by compiled code this many bytes at a time."""
 
 
-def _is_gz(path: str | os.PathLike[str]) -> bool:
-    return os.fspath(path).lower().endswith(".gz")
-
-
 def _plain_utf8_lines(data: bytes) -> bool:
     """True when ``data`` is read line by line as it stands: no byte-order mark, no NUL (UTF-16 or
     UTF-32), no line ended by a lone CR.  Other files are the Python reader's."""
@@ -762,9 +759,9 @@ def _load_small_jsonl(python: _Loader, group: list, scan_threads: int | None) ->
     datas: list[bytes | None] = []
     for path, _, _ in group:
         try:
-            with open(path, "rb") as f:
+            with open_binary(path) as f:  # un-gzipped; UTF-16 and UTF-32 as UTF-8, as the block reader reads them
                 data = f.read()
-        except OSError:
+        except (OSError, EOFError, zlib.error):
             data = None  # the Python loader says what is wrong
         datas.append(data if data and _plain_utf8_lines(data) else None)
     chunks = [d if d.endswith(b"\n") else d + b"\n" for d in datas if d is not None]
