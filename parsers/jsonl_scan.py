@@ -7,7 +7,8 @@ every other line is marked for the Python parser (which then gives the record, o
 with its message).  The subset it reads (FORMATS.md section 1):
 
 - one JSON object per line; JSON whitespace between tokens (space, tab, CR);
-- the known keys, each at most once, and ``x_*`` extension keys (each at most once) whose values
+- the known keys, each at most once, and ``x_*`` extension keys (each at most once, at most
+  :data:`MAX_KEYS` of them, as for the keys of an object) whose values
   are strings without escapes, whole numbers of at most 15 digits, ``true``, ``false``, ``null``,
   or flat arrays or objects of those: the Python loader stores ``orjson.dumps`` of the extensions,
   which the scanner writes beside the block (:attr:`Scan.xbuf`); any other key (the Python
@@ -51,6 +52,9 @@ from spadework.parsers.numba_views import unmanaged as _unmanaged
 MAX_BIDS = 8
 MAX_DEALT = 16
 MAX_TRICKS = 13
+MAX_KEYS = 64
+"""Most keys of a ``rules`` object, of an extension's object, and extension keys of a line, that the
+scanner reads itself (it finds a repeated key by comparing with each one before)."""
 MAX_DIGITS = 9
 """Longest whole number the scanner reads itself (10 digits may leave INTEGER range)."""
 
@@ -679,7 +683,11 @@ def _flat_object(b, p, e, i, ints, bit):
             ints[i, I_ESCAPED] |= 1 << bit
         return p + 1
     start = p
+    n = 0
     while True:
+        n += 1
+        if n > MAX_KEYS:
+            return -1  # the repeated-key search is quadratic: a huge object is the Python parser's
         q = _string(b, p, e)
         if q < 0:
             return -1
@@ -1021,6 +1029,9 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
         seen |= 1 << k
         c = b[p]
         if k == K_EXT:
+            ints[i, I_EXT_LEN] += 1  # counts the extension keys until _extensions sets the length
+            if ints[i, I_EXT_LEN] > MAX_KEYS:
+                return False
             p = _ext_value(b, p, e, i, ints)
             ints[i, I_ESCAPED] |= 1 << _EXT_BIT
         elif c == 110:  # null: absent, but not for a required key

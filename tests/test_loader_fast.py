@@ -389,6 +389,26 @@ def test_extension_keys_are_read_by_compiled_code_and_stored_as_the_python_loade
     assert {orjson.dumps(e).decode() for e in read_here} <= stored
 
 
+def test_objects_with_very_many_keys_are_left_to_the_python_parser(tmp_path, mode):
+    """The scanner finds a repeated key by comparing with every key before it: past MAX_KEYS keys
+    (extension keys of a line, keys of a rules or extension object) the line is the Python
+    parser's, whose time is linear (a 40,000-key line took 17 s in the scanner)."""
+    objs = _season_objs(1, seed=10)
+    from spadework.parsers.jsonl_scan import MAX_KEYS
+
+    lines = [
+        orjson.dumps(dict(objs[0], **{f"x_{i}": i for i in range(MAX_KEYS)})),  # read here
+        orjson.dumps(dict(objs[1], rules={"preset": "standard", **{f"x_{i}": i for i in range(MAX_KEYS - 1)}})),
+        orjson.dumps(dict(objs[2], **{f"x_{i}": i for i in range(MAX_KEYS + 1)})),  # Python's
+        orjson.dumps(dict(objs[3], rules={"preset": "standard", **{f"x_{i}": i for i in range(MAX_KEYS)}})),
+        orjson.dumps(dict(objs[4], x_o={f"k{i}": i for i in range(MAX_KEYS + 1)})),
+    ]
+    path = tmp_path / "keys.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    _, _, stats = assert_same_load([path])
+    assert lines_read(stats, mode) == ((2, 3) if mode == "per file" else (0, 0))
+
+
 def test_every_spelling_of_a_card_is_read_by_compiled_code(tmp_path, mode):
     """FORMATS.md accepts ``10`` for ``T``, lower case, suit symbols and both orders: lines written
     that way are read by the scanner to the cards the Python parser reads (and ``"Nil"`` bids)."""
