@@ -498,12 +498,12 @@ class _Loader:
         kept: dict[int, list[int]] = {}  # id of a _Rows -> its rows written
         for key, line, rec, source, result in self._keys():
             clash = None
-            for other, line in elsewhere.get(key, ()):
-                other = alias_of.get(other, other)
+            for named, other_line in elsewhere.get(key, ()):
+                other = alias_of.get(named, named)
                 # the file's own old rows, and those of a file reloaded before its turn, are gone by then
                 if other == source or (other in forgetting and self.order[other] < self.order[source]):
                     continue
-                clash = (other, line)
+                clash = (named, other_line)  # the rows' name as it stands (the file's turn has not come)
                 break
             if clash is None:
                 clash = here.get(key)

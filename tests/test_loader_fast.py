@@ -512,6 +512,44 @@ def test_a_folder_of_small_files_as_the_python_loader(tmp_path, mode, monkeypatc
         assert _rows(ref, t) == _rows(fast, t), t
 
 
+def test_already_loaded_names_the_other_file_as_its_rows_stand(tmp_path, monkeypatch):
+    """"already loaded from FILE:LINE" names the line the other file's row has now (after that file
+    was loaded again with its lines moved), under the name its rows have when this file's turn
+    comes, as loading the files one at a time would.  Found by fuzzing: the line of the row the
+    reload replaced, and the name the other file was about to be given."""
+    from spadework.parsers.jsonl import dumps_record
+
+    recs = [r for g in iter_season(8, 1, 5) for r in g.records][:4]
+    monkeypatch.chdir(tmp_path)
+    ref, fast = connect(None), connect(None)
+    Path("a.jsonl").write_text("".join(dumps_record(r) + "\n" for r in recs))
+    Path("b.jsonl").write_text(dumps_record(recs[2]) + "\n")  # b repeats hand 3 of a
+    for step in range(2):
+        load_files(ref, ["a.jsonl", "b.jsonl"])
+        load_fast(fast, ["a.jsonl", "b.jsonl"])
+        if step == 0:
+            Path("a.jsonl").write_text("".join(dumps_record(r) + "\n" for r in recs[1:]))  # hand 3 now on line 2
+    for con in (ref, fast):
+        assert [m for (m,) in con.execute("SELECT message FROM load_errors").fetchall()] == [
+            f"hand {recs[2].hand} of game {recs[2].game_id!r} is already loaded from a.jsonl:2; not loaded again "
+            "(load that file again to replace it, or give this game another id)"
+        ]
+    (tmp_path / "logs").mkdir()
+    Path("logs/c.jsonl").write_text("".join(dumps_record(r) + "\n" for r in recs[:3]))
+    monkeypatch.chdir(tmp_path / "logs")
+    ref, fast = connect(None), connect(None)
+    load_files(ref, ["."])
+    load_fast(fast, ["."])  # rows named c.jsonl
+    Path("b.jsonl").write_text(dumps_record(recs[1]) + "\n")  # b's turn comes before c's
+    monkeypatch.chdir(tmp_path)
+    load_files(ref, ["logs"])
+    load_fast(fast, ["logs"])
+    for t in STORED:
+        assert _rows(ref, t) == _rows(fast, t), t
+    (msg,) = ref.execute("SELECT message FROM load_errors").fetchone()
+    assert "is already loaded from c.jsonl:2;" in msg
+
+
 def test_load_empty_blank_and_other_formats(tmp_path):
     (tmp_path / "empty.jsonl").write_bytes(b"")
     (tmp_path / "blank.jsonl").write_bytes(b"\n  \n\r\n")
