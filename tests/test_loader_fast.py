@@ -481,7 +481,7 @@ def test_a_folder_of_small_files_as_the_python_loader(tmp_path, mode, monkeypatc
     short), CRLF, no final newline, a blank file; groups of files cut at a few KB.
     Loaded twice (the second load replaces the first), then with one file changed."""
     monkeypatch.setattr(fast_load, "SMALL_GROUP_BYTES", 40_000)
-    games = [[orjson.dumps(o) for o in objs] for objs in (_season_objs(1, seed=s) for s in range(20, 26))]
+    games = [[orjson.dumps(dict(o, game_id=f"game-{s}")) for o in _season_objs(1, seed=s)] for s in range(20, 26)]
     folder = tmp_path / "games"
     folder.mkdir()
     for k, g in enumerate(games):
@@ -496,12 +496,16 @@ def test_a_folder_of_small_files_as_the_python_loader(tmp_path, mode, monkeypatc
     (folder / "blank.jsonl").write_bytes(b"\n\n")
     (folder / "g07.jsonl.gz").write_bytes(gzip.compress(b"\n".join(games[1][:3]) + b"\n"))  # hands of g01 again
     (folder / "g08.jsonl.gz").write_bytes(gzip.compress(b"\n".join(games[5]) + b"\n")[:-30])  # cut short
+    big = b"\n".join(x.replace(b'"game-', b'"copy-', 1) for g in games[1:5] for x in g) + b"\n"
+    assert len(big) > fast_load.SMALL_GROUP_BYTES  # small on disk, more than a group once read
+    (folder / "g09.jsonl.gz").write_bytes(gzip.compress(big))
     ref, fast, stats = assert_same_load([folder])
     assert fast.execute("SELECT count(*) FROM load_errors").fetchone()[0] >= 4
     if mode != "per file":
         # g00 (a hand twice), g01, g02, g02b, g05 and g06 (lone CRs and UTF-16 come out of open_binary
         # as plain lines, as the block reader reads them), g07; not g03, g04, g08
-        assert stats["fast_lines"] == sum(len(g) for g in games[:3]) + 1 + 2 + len(games[5]) + 2 + 3
+        # and g09, read by the block reader
+        assert stats["fast_lines"] == sum(len(g) for g in games[:3]) + 1 + 2 + len(games[5]) + 2 + 3 + big.count(b"\n")
     # again: every file replaces its own rows; then one file changed
     for con in (ref, fast):
         (load_files if con is ref else load_fast)(con, [folder])

@@ -680,7 +680,7 @@ def load_fast(
     # that is most of the load's time (1M hands: 22 against 13 CPU-seconds), so it waits to the end
     threshold = con.execute("SELECT current_setting('checkpoint_threshold')").fetchall()[0][0]
     con.execute("SET checkpoint_threshold = '1TB'")
-    small: list[tuple[str | os.PathLike[str], str, str | None]] = []  # small canonical files waiting
+    small: list[tuple[str | os.PathLike[str], str, str | None, bytes | None]] = []  # small files waiting, read
     small_bytes = 0
 
     def flush_small() -> None:
@@ -700,14 +700,20 @@ def load_fast(
         for path, source, file_fmt in log_files(paths, files, fmt, summary, bar):
             result = None
             size = _size(path)
-            if file_fmt == "jsonl" and fast_format(path, file_fmt) and 0 < size < FAST_MIN_BYTES:
-                small.append((path, source, file_fmt))
-                small_bytes += size
-                if small_bytes >= SMALL_GROUP_BYTES:
-                    flush_small()
-                continue
+            canonical = file_fmt == "jsonl" and fast_format(path, file_fmt)
+            large = size >= FAST_MIN_BYTES  # read per call (tests set 0)
+            if canonical and 0 < size and not large:
+                data = _read_small(path)
+                if data is _TOO_LARGE:
+                    large = True  # a small .gz holding far more: the block reader, in flat memory
+                else:
+                    small.append((path, source, file_fmt, data))
+                    small_bytes += len(data or b"")
+                    if small_bytes >= SMALL_GROUP_BYTES:
+                        flush_small()
+                    continue
             flush_small()
-            if file_fmt == "jsonl" and fast_format(path, file_fmt) and size >= FAST_MIN_BYTES:  # read per call (tests set 0)
+            if canonical and large:
                 python.commit()  # the files before it are written first, as one by one
                 try:
                     result = _load_jsonl_file(con, path, source, chunk_bytes, on_batch, stream, scan_threads)
@@ -739,6 +745,21 @@ SMALL_GROUP_BYTES = 16 * 1024 * 1024
 """Small files (under :data:`FAST_MIN_BYTES`) are read by compiled code this many bytes at a time."""
 
 
+_TOO_LARGE = b"(too large)"
+
+
+def _read_small(path: str | os.PathLike[str]) -> bytes | None:
+    """A small file's bytes as the block reader reads them (:func:`~spadework.parsers.io.open_binary`),
+    ``None`` when it cannot be read (the Python loader says why), :data:`_TOO_LARGE` (the object)
+    beyond :data:`SMALL_GROUP_BYTES` (a small ``.gz`` can hold far more)."""
+    try:
+        with open_binary(path) as f:
+            data = f.read(SMALL_GROUP_BYTES + 1)
+    except (OSError, EOFError, zlib.error):
+        return None
+    return _TOO_LARGE if len(data) > SMALL_GROUP_BYTES else data
+
+
 def _plain_utf8_lines(data: bytes) -> bool:
     """True when ``data`` is read line by line as it stands: no byte-order mark, no NUL (UTF-16 or
     UTF-32), no line ended by a lone CR.  Other files are the Python reader's."""
@@ -756,19 +777,17 @@ def _load_small_jsonl(python: _Loader, group: list, scan_threads: int | None) ->
     26 s by the Python parser."""
     from spadework.parsers import jsonl_scan
 
-    datas: list[bytes | None] = []
-    for path, _, _ in group:
-        try:
-            with open_binary(path) as f:  # un-gzipped; UTF-16 and UTF-32 as UTF-8, as the block reader reads them
-                data = f.read()
-        except (OSError, EOFError, zlib.error):
-            data = None  # the Python loader says what is wrong
-        datas.append(data if data and _plain_utf8_lines(data) else None)
+    # each file as _read_small read it; None: the Python loader's (unreadable, or not plain lines)
+    datas = [d if d and _plain_utf8_lines(d) else None for _, _, _, d in group]
     chunks = [d if d.endswith(b"\n") else d + b"\n" for d in datas if d is not None]
     clean: dict[int, tuple[int, int]] = {}  # file of the group -> (its first row in table, its rows)
     table = None
     if chunks:
-        buf = np.frombuffer(b"".join(chunks), np.uint8).copy()  # the scanner edits its copy in place
+        buf = np.empty(sum(len(c) for c in chunks), np.uint8)  # the scanner edits this copy in place
+        at = 0
+        for c in chunks:
+            buf[at : at + len(c)] = np.frombuffer(c, np.uint8)
+            at += len(c)
         block = _split(buf, 1)
         offsets = np.cumsum([0] + [len(c) for c in chunks])
         file_of = np.searchsorted(offsets, block.starts, side="right") - 1
@@ -794,7 +813,7 @@ def _load_small_jsonl(python: _Loader, group: list, scan_threads: int | None) ->
                 cols["source_line"] = pa.array((fast - first[file_of[fast]] + 1).astype(np.int32))
             table = pa.table(cols)
             STATS["fast_lines"] += len(fast)
-    for i, (path, source, file_fmt) in enumerate(group):
+    for i, (path, source, file_fmt, _) in enumerate(group):
         if i in clean:
             start, n = clean[i]
             lines = datas[i].split(b"\n")
