@@ -760,14 +760,6 @@ def _read_small(path: str | os.PathLike[str]) -> bytes | None:
     return _TOO_LARGE if len(data) > SMALL_GROUP_BYTES else data
 
 
-def _plain_utf8_lines(data: bytes) -> bool:
-    """True when ``data`` is read line by line as it stands: no byte-order mark, no NUL (UTF-16 or
-    UTF-32), no line ended by a lone CR.  Other files are the Python reader's."""
-    if data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")) or b"\x00" in data:
-        return False
-    return data.count(b"\r") == data.count(b"\r\n")
-
-
 def _load_small_jsonl(python: _Loader, group: list, scan_threads: int | None) -> Iterator[tuple[FileResult, str]]:
     """Load small canonical JSON Lines files, in order, through ``python`` (the Python loader's
     batching, so each file gives what loading it alone would): their lines are scanned together by
@@ -777,8 +769,9 @@ def _load_small_jsonl(python: _Loader, group: list, scan_threads: int | None) ->
     26 s by the Python parser."""
     from spadework.parsers import jsonl_scan
 
-    # each file as _read_small read it; None: the Python loader's (unreadable, or not plain lines)
-    datas = [d if d and _plain_utf8_lines(d) else None for _, _, _, d in group]
+    # each file as _read_small read it (None: unreadable, or empty once read: the Python loader's);
+    # a byte-order mark, a NUL or anything else odd makes its line, so its file, the Python parser's
+    datas = [d or None for _, _, _, d in group]
     chunks = [d if d.endswith(b"\n") else d + b"\n" for d in datas if d is not None]
     clean: dict[int, tuple[int, int]] = {}  # file of the group -> (its first row in table, its rows)
     table = None
@@ -816,11 +809,10 @@ def _load_small_jsonl(python: _Loader, group: list, scan_threads: int | None) ->
     for i, (path, source, file_fmt, _) in enumerate(group):
         if i in clean:
             start, n = clean[i]
-            lines = datas[i].split(b"\n")
 
-            def record(j: int, rows=table.slice(start, n), source=source, lines=lines) -> HandRecord:
+            def record(j: int, rows=table.slice(start, n), source=source, data=datas[i]) -> HandRecord:
                 ln = rows.column("source_line")[j].as_py()
-                item = _parse_python(source, ln, lines[ln - 1].rstrip(b"\r\n"))
+                item = _parse_python(source, ln, data.split(b"\n")[ln - 1].rstrip(b"\r\n"))
                 assert isinstance(item, HandRecord), item  # the scanner read this line
                 return item
 
