@@ -350,14 +350,21 @@ def _forget_file(con: duckdb.DuckDBPyConnection, source: str) -> None:
     _forget_files(con, [source])
 
 
+def _appears_twice(key: tuple[str, int], first_line: int | None) -> str:
+    """The load error of a second record of ``key`` (game_id, hand) in one file."""
+    where = f" (first at line {first_line})" if first_line is not None else ""
+    return f"hand {key[1]} of game {key[0]!r} appears twice in this file{where}"
+
+
 @dataclass
 class _Rows:
     """One file's hands as ready ``hand_records`` rows (read by compiled code, see :meth:`_Loader.add_rows`)."""
 
     table: pa.Table  # the hand_records columns but source_file, one row per hand, in line order
-    keys: list[tuple[str, int]]
-    lines: list[int]
-    record: Callable[[int], HandRecord]  # the record of row j (only for the text of a load error)
+    rows: list[int]  # the rows of table still to be written (not a hand the file repeats)
+    keys: list[tuple[str, int]]  # (game_id, hand) of each of rows
+    lines: list[int]  # the line of each of rows
+    record: Callable[[int], HandRecord]  # the record of table row j (only for the text of a load error)
 
 
 class _Loader:
@@ -411,9 +418,7 @@ class _Loader:
             else:
                 key = (item.game_id, item.hand)
                 if key in seen:
-                    first = seen[key]
-                    where = f" (first at line {first})" if first is not None else ""
-                    self.errors.append(_rejected(item, source, f"hand {item.hand} of game {item.game_id!r} appears twice in this file{where}"))
+                    self.errors.append(_rejected(item, source, _appears_twice(key, seen[key])))
                     result.errors += 1
                     continue
                 problem = out_of_range(item)
@@ -443,18 +448,13 @@ class _Loader:
         keep: list[int] = []
         for j, key in enumerate(keys):
             if key in seen:
-                msg = f"hand {key[1]} of game {key[0]!r} appears twice in this file (first at line {seen[key]})"
-                self.errors.append(_rejected(record(j), source, msg))
+                self.errors.append(_rejected(record(j), source, _appears_twice(key, seen[key])))
                 result.errors += 1
                 continue
             seen[key] = lines[j]
             keep.append(j)
-        if len(keep) < len(keys):
-            rows = rows.take(pa.array(keep, pa.int64()))
-            keys, lines = [keys[j] for j in keep], [lines[j] for j in keep]
-            record = (lambda f, idx: lambda j: f(idx[j]))(record, keep)
-        self.pending.append((_Rows(rows, keys, lines, record), source, result))
-        self.written += len(keys)
+        self.pending.append((_Rows(rows, keep, [keys[j] for j in keep], [lines[j] for j in keep], record), source, result))
+        self.written += len(keep)
         if self.written >= BATCH_HANDS or len(self.errors) >= BATCH_HANDS:
             self.write()
         return result
@@ -463,8 +463,8 @@ class _Loader:
         """Each buffered hand in order: (key, line, the record or (rows, j), source, result)."""
         for item, source, result in self.pending:
             if isinstance(item, _Rows):
-                for j, key in enumerate(item.keys):
-                    yield key, item.lines[j], (item, j), source, result
+                for j, key, line in zip(item.rows, item.keys, item.lines):
+                    yield key, line, (item, j), source, result
             else:
                 yield (item.game_id, item.hand), item.source_line, item, source, result
 
@@ -531,7 +531,7 @@ class _Loader:
         tables = []
         for item, source, _ in self.pending:
             if isinstance(item, _Rows) and id(item) in kept:
-                keep = kept[id(item)]
+                keep = kept[id(item)]  # its rows that are neither repeated nor loaded elsewhere
                 t = item.table if len(keep) == item.table.num_rows else item.table.take(pa.array(keep, pa.int64()))
                 tables.append(t.append_column("source_file", pa.array([source] * t.num_rows, pa.string())))
                 rows += t.num_rows
