@@ -213,7 +213,7 @@ def test_memory_limit_defaults_under_the_compiled_engine_and_spills_to_a_private
     assert con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == default
     engines.limit_memory(con, None, engines.COMPILED)
     limit, spill = con.execute("SELECT current_setting('memory_limit'), current_setting('temp_directory')").fetchone()
-    assert limit != default and limit.endswith("MiB") and float(limit.split()[0]) < 384
+    assert limit != default and limit.endswith("MiB") and float(limit.split()[0]) < 256
     assert "spadework-spill-" in spill
     engines.limit_memory(con, "2GB", engines.REFERENCE)
     assert con.execute("SELECT current_setting('memory_limit')").fetchone()[0].startswith("1.8")

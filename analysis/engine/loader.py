@@ -227,29 +227,76 @@ def _prefetch(items: Iterator[Any], depth: int = 1) -> Iterator[Any]:
             t.join(timeout=0.05)
 
 
+ROW_GROUP_ROWS = 122_880
+"""DuckDB's rows per row group.  How DuckDB commits appended rows decides what a write costs
+(measured on 400,000-500,000 stored hands, one thread, in-memory database):
+
+- a transaction of one INSERT of whole row groups: the commit takes them into the table as they
+  are (insert 0.6 CPU-seconds, commit 0.0);
+- a transaction of one block (about 21,000 hands): the commit appends its rows again (insert 0.6,
+  commit 0.65);
+- a transaction of several INSERTs into one table: its commit is cheap, but the next checkpoint
+  rewrites its rows (1.1 CPU-seconds at the end of the load).
+
+So the writer inserts each table's rows in whole row groups, one INSERT per table and transaction."""
+
+
+_COMMIT = object()  # a writer's job: write and commit every row it holds
+
+
 class _Writer:
-    """Writes a streaming validate's blocks in a thread of their own, in order, each block in its own
-    transaction on a cursor of the connection (DuckDB releases the GIL while it inserts and
-    commits), while the main thread checks the next block.  Measured at 1M hands on 2 cores: the
-    main thread spent about 2.5 of its 7 seconds inserting and committing, with the reader thread
-    waiting on it.
+    """Writes a streaming validate's rows in a thread of their own, in order, on a cursor of the
+    connection (DuckDB releases the GIL while it inserts and commits), while the main thread checks
+    the next block.  Measured at 1M hands on 2 cores: the main thread spent about 2.5 of its 7
+    seconds inserting and committing, with the reader thread waiting on it.
+
+    Each table's rows wait until they fill whole row groups (:data:`ROW_GROUP_ROWS`); those are
+    then inserted, one INSERT per table, and committed together.  So a transaction holds about one
+    row group of each table (DuckDB keeps a transaction's rows in memory outside its memory limit),
+    and the rows that wait are at most a row group per table.
 
     :meth:`submit` queues a block's writes (``(table, Arrow rows)`` pairs; at most ``depth`` blocks
-    wait); :meth:`drain` waits until everything queued is committed, and must be called before the
-    connection is used for anything else; an error in the thread is raised by the next call.
+    wait); :meth:`drain` waits until everything queued is written and committed, and must be called
+    before the connection is used for anything else; an error in the thread is raised by the next
+    call.
     """
 
-    def __init__(self, con, depth: int = 1) -> None:
+    def __init__(self, con, depth: int = 1, rows_per_group: int | None = None) -> None:
         self.cursor = con.cursor()
         self.q: queue.Queue = queue.Queue(maxsize=depth)
         self.error: BaseException | None = None
         self.failed = False  # once a write fails, every later job is dropped (the file is then forgotten)
+        self.rows_per_group = rows_per_group or ROW_GROUP_ROWS
+        self.held: dict[str, list[pa.Table]] = {}  # per table, rows not written yet, in order
         self.thread = threading.Thread(target=self._run, name="spadework-writer", daemon=True)
         self.thread.start()
 
-    def _run(self) -> None:
+    def _write(self, job) -> None:
         from spadework.analysis.engine.storage import insert_arrow
 
+        everything = job is _COMMIT
+        if not everything:
+            for table, data in job:
+                if data.num_rows:
+                    self.held.setdefault(table, []).append(data)
+        writes: list[tuple[str, pa.Table]] = []
+        for table, parts in self.held.items():
+            n = sum(p.num_rows for p in parts)
+            take = n if everything else n - n % self.rows_per_group
+            if not take:
+                continue
+            if len(parts) > 1 and all(p.schema.equals(parts[0].schema) for p in parts):
+                parts = [pa.concat_tables(parts)]
+            if len(parts) > 1:  # rows of other column types (rare): written as they came
+                writes.extend((table, p) for p in parts)
+                self.held[table] = []
+                continue
+            writes.append((table, parts[0].slice(0, take)))
+            self.held[table] = [parts[0].slice(take)] if take < n else []
+        if writes:
+            _in_transaction(self.cursor, lambda: [insert_arrow(self.cursor, t, d) for t, d in writes])
+
+    def _run(self) -> None:
         while True:
             job = self.q.get()
             try:
@@ -258,9 +305,10 @@ class _Writer:
                 if not self.failed:
                     try:
                         with _timed("write"):
-                            _in_transaction(self.cursor, lambda: [insert_arrow(self.cursor, t, d) for t, d in job])
+                            self._write(job)
                     except BaseException as exc:  # raised in the main thread by the next call
                         self.error, self.failed = exc, True
+                        self.held.clear()
             finally:
                 self.q.task_done()
 
@@ -270,18 +318,20 @@ class _Writer:
             raise exc
 
     def submit(self, writes: list[tuple[str, pa.Table]]) -> None:
-        """Queue ``writes`` (one transaction)."""
+        """Queue ``writes`` (written in whole row groups, see the class doc)."""
         self._raise()
         self.q.put(writes)
 
     def drain(self) -> None:
         """Wait until every queued write is committed; raise the thread's error, if any."""
+        self.q.put(_COMMIT)
         self.q.join()
         self._raise()
 
     def close(self) -> None:
-        """Drain, then stop the thread (errors are dropped: call :meth:`drain` first to see them)."""
-        self.q.join()
+        """Write and commit what is held, then stop the thread (errors are dropped: call
+        :meth:`drain` first to see them)."""
+        self.q.put(_COMMIT)
         self.q.put(None)
         self.thread.join()
         self.cursor.close()
@@ -407,7 +457,7 @@ def _write_block(con, sc: _Scanned, source: str, fs: _FileState, result: FileRes
 
             with _timed("check"):
                 stream.feed(
-                    table.append_column("source_file", pa.array([source] * table.num_rows, pa.string())),
+                    table.append_column("source_file", _repeated(source, table.num_rows)),
                     hands=scan_hands(sc.scan, sc.fast),
                 )
     if len(sc.python):
@@ -418,9 +468,9 @@ def _write_block(con, sc: _Scanned, source: str, fs: _FileState, result: FileRes
 
 
 def _queue_block(writer: _Writer, sc: _Scanned, source: str, result: FileResult, stream) -> None:
-    """:func:`_write_block` for a streaming validate (every line of the block read by compiled code,
-    none of its hands loaded from another file): the block is checked here, and its rows and
-    derived rows are written by ``writer`` while the next block is checked."""
+    """:func:`_write_block` for a block whose every line was read by compiled code and none of
+    whose hands is loaded from another file: its rows (and, in a streaming validate, the derived
+    rows of the block's check, done here) are written by ``writer`` while the next block is read."""
     from spadework.analysis.engine.storage import scan_hands
 
     STATS["chunks"] += 1
@@ -428,17 +478,24 @@ def _queue_block(writer: _Writer, sc: _Scanned, source: str, result: FileResult,
         return
     n = len(sc.fast)
     table = pa.table(sc.columns)
-    table = table.append_column("source_file", pa.array([source] * n, pa.string()))
+    table = table.append_column("source_file", _repeated(source, n))
     writes: list[tuple[str, pa.Table]] = [(HAND_RECORDS, table)]
-    with _timed("check"):
-        stream.sink = writes
-        try:
-            stream.feed(table, hands=scan_hands(sc.scan, sc.fast))
-        finally:
-            stream.sink = None
+    if stream is not None:
+        with _timed("check"):
+            stream.sink = writes
+            try:
+                stream.feed(table, hands=scan_hands(sc.scan, sc.fast))
+            finally:
+                stream.sink = None
     writer.submit(writes)
     result.hands += n
     STATS["fast_lines"] += n
+
+
+def _repeated(text: str, n: int) -> pa.Array:
+    """A column of ``n`` times ``text`` (dictionary-encoded: one copy of the text, however long the
+    block; DuckDB stores it as the VARCHAR it is)."""
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([text], pa.string()))
 
 
 def _write_python(con, sc: _Scanned, source: str, fs: _FileState, result: FileResult) -> None:
@@ -585,9 +642,9 @@ def _load_jsonl_file(
     ensure_storage(con)
     _in_transaction(con, lambda: (mark_loaded(con), _forget_file(con, source)))
     fs = _FileState(others=con.execute(f"SELECT count(*) > 0 FROM {HAND_RECORDS}").fetchall()[0][0])
-    # a streaming validate: a thread writes each block while the next is checked (the hands of the
-    # files before, if any, were streamed too)
-    writer = _Writer(con) if stream is not None and stream.valid else None
+    # a thread writes each block while the next is read (in a streaming validate: checked); not
+    # once the stream is given up (the rows are then checked from the database)
+    writer = _Writer(con) if stream is None or stream.valid else None
     try:
         # with a writer, the columns are made in this thread (the reader thread is then the busier one)
         scanned = _prefetch(_scan_block(b, scan_threads, columns=writer is None) for b in _blocks(path, chunk_bytes))
@@ -595,7 +652,7 @@ def _load_jsonl_file(
             for sc in scanned:
                 before = (result.hands, result.errors)
                 _add_columns(sc)
-                if writer is not None and stream.valid and not len(sc.python) and not (fs.others and _clashes_other_file(con, sc, source)):
+                if writer is not None and (stream is None or stream.valid) and not len(sc.python) and not (fs.others and _clashes_other_file(con, sc, source)):
                     _queue_block(writer, sc, source, result, stream)
                 else:
                     if writer is not None:
