@@ -475,6 +475,37 @@ def test_blocks_of_many_short_lines_lose_none_of_them(tmp_path):
     assert_same_load([pretty], chunk_bytes=4000)
 
 
+def test_the_newline_finder_finds_every_newline_of_any_block():
+    """``loader._split`` finds newlines a word (8 bytes) at a time: the same line ends as numpy's
+    for blocks of every length (a tail of 0-7 bytes after the words), start (an unaligned view is
+    read byte by byte), and density (none, a line per few bytes, every byte a newline, a newline
+    next to a word's edge, bytes >= 0x80 that hide a newline from a careless word test)."""
+    import numpy as np
+
+    from spadework.analysis.engine import loader
+
+    rng = np.random.default_rng(5)
+    cases = [np.zeros(0, np.uint8), np.full(37, 10, np.uint8), np.full(64, 0x8A, np.uint8)]
+    for n in (1, 7, 8, 9, 63, 64, 65, 1000, 4099):
+        for rate in (0.0, 0.002, 0.05, 0.5):
+            data = rng.integers(0, 256, n, dtype=np.uint8)
+            data[data == 10] = 11
+            data[rng.random(n) < rate] = 10
+            cases.append(data)
+    edge = np.full(40, ord("a"), np.uint8)
+    edge[[7, 8, 15, 16, 39]] = 10
+    cases.append(edge)
+    for data in cases:
+        for offset in (0, 3):  # a view that does not start on a word
+            buf = np.concatenate([np.zeros(offset, np.uint8), data])[offset:]
+            block = loader._split(buf, 1)
+            ends = np.flatnonzero(buf == 10)
+            if not len(buf) or buf[-1] != 10:
+                ends = np.append(ends, len(buf))
+            assert block.ends.tolist() == ends.tolist()
+            assert block.starts.tolist() == ([0] + (ends[:-1] + 1).tolist() if len(ends) else [])
+
+
 def test_a_folder_of_small_files_as_the_python_loader(tmp_path, mode, monkeypatch):
     """One file per game, as many tools write them, with what a folder holds besides: a hand twice in
     a file, a hand of another file, an odd line, a byte-order mark, lone CRs, UTF-16, gzip (one cut

@@ -115,12 +115,28 @@ class _Block:
 
 
 @nb.njit(cache=True, nogil=True, boundscheck=False)
-def _newlines(buf, n, out):
+def _newlines(buf, words, n, out):
     """Positions of the newlines of ``buf[:n]`` into ``out``; returns how many, or -1 when ``out``
-    has no room for them all (nothing is written beyond it)."""
+    has no room for them all (nothing is written beyond it).  ``words``: ``buf``'s first bytes as
+    ``uint64`` words (a view); a word without a newline byte is passed over whole (lines are a few
+    hundred bytes long: the byte-by-byte loop cost 5% of a validate's CPU)."""
     k = 0
     room = len(out)
-    for i in range(n):
+    ones = np.uint64(0x0101010101010101)
+    highs = np.uint64(0x8080808080808080)
+    nl = np.uint64(0x0A0A0A0A0A0A0A0A)
+    start = 0
+    for w in range(min(len(words), n // 8)):
+        x = words[w] ^ nl  # a zero byte where buf has a newline
+        if (x - ones) & ~x & highs:
+            for i in range(8 * w, 8 * w + 8):
+                if buf[i] == 10:
+                    if k == room:
+                        return -1
+                    out[k] = i
+                    k += 1
+        start = 8 * w + 8
+    for i in range(start, n):
         if buf[i] == 10:
             if k == room:
                 return -1
@@ -129,13 +145,22 @@ def _newlines(buf, n, out):
     return k
 
 
+def _words(data: np.ndarray) -> np.ndarray:
+    """``data``'s whole 8-byte words as a ``uint64`` view (for :func:`_newlines`); none when ``data``
+    does not start on an 8-byte boundary (its bytes are then read one by one)."""
+    if data.ctypes.data % 8:
+        return np.empty(0, np.uint64)
+    return data[: len(data) - len(data) % 8].view(np.uint64)
+
+
 def _split(data: np.ndarray, first_line: int) -> _Block:
     n = len(data)
     ends = np.empty(n // 64 + 16, np.int64)  # lines of a log are long; room for every byte when not
-    k = _newlines(data, n, ends)
+    words = _words(data)
+    k = _newlines(data, words, n, ends)
     if k < 0:
         ends = np.empty(n + 1, np.int64)
-        k = _newlines(data, n, ends)
+        k = _newlines(data, words, n, ends)
     ends = ends[:k]
     if not n or data[n - 1] != 10:
         ends = np.append(ends, n)
