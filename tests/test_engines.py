@@ -420,6 +420,40 @@ def test_a_hand_written_twice_takes_the_stream_off_before_its_game_is_checked(tm
     assert fast.execute("SELECT count(*) FROM violations WHERE code = 'RULES_MIXED'").fetchone()[0] == 1
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_a_hand_written_twice_anywhere_in_a_streamed_file_is_settled_as_the_reference_does(tmp_path, monkeypatch, seed):
+    """A streamed file whose stream stays valid is taken to hold no hand twice (the end-of-file
+    query for repeated hands is skipped then): a copy of a hand placed anywhere (next to it, in the
+    next block, after other games, at the end, in a second file) must take the stream off and be
+    settled as the reference settles it."""
+    import random
+
+    import orjson
+
+    from spadework.analysis.engine import loader
+    from spadework.parsers.jsonl import record_to_obj
+
+    monkeypatch.setattr(loader, "FAST_MIN_BYTES", 0)
+    monkeypatch.setattr(loader, "CHUNK_BYTES", 6_000)  # a few hands a block
+    monkeypatch.setattr(loader, "ROW_GROUP_ROWS", 10)
+    rng = random.Random(seed)
+    objs = [record_to_obj(r) for g in iter_season(8, 5, 40 + seed) for r in g.records]
+    lines = [orjson.dumps(o) for o in objs]
+    for _ in range(1 + seed % 2):
+        k = rng.randrange(len(lines))
+        lines.insert(rng.randrange(k + 1, len(lines) + 1), lines[k])
+    path = tmp_path / "twice.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    fast = _validate_both([path])
+    assert not engines.STATS["streamed"]
+    assert fast.execute("SELECT count(*) FROM load_errors").fetchone()[0] == 1 + seed % 2
+    clean, other = tmp_path / "clean.jsonl", tmp_path / "other.jsonl"
+    clean.write_bytes(b"\n".join(orjson.dumps(o) for o in objs) + b"\n")
+    other.write_bytes(lines[rng.randrange(len(lines))] + b"\n")  # a hand of clean.jsonl again
+    fast = _validate_both([clean, other])
+    assert fast.execute("SELECT count(*) FROM load_errors").fetchone()[0] == 1
+
+
 def test_huge_bids_and_hand_gaps_are_checked_and_stored_exactly(tmp_path, monkeypatch):
     """A bid as large as the tables hold is scored as recorded (RULES.md section 3): ten times it in
     points, beyond the INTEGER range; a gap of a hundred million hand numbers is one HAND_MISSING.

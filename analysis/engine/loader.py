@@ -562,7 +562,10 @@ def _settle_file(con, path: str | os.PathLike[str], source: str, result: FileRes
     rejected as already loaded from another file); every later occurrence "appears twice";
     an out-of-range occurrence before it (or with none) is rejected as out of range.
     """
-    dups = con.execute(
+    # a stream still valid has seen every row of the file, each game's hands consecutive and none
+    # twice (StreamCheck gives up on anything else): no hand of it can appear twice, and the query
+    # (a full scan of the file's rows, alone at the end of the load) is not needed
+    dups = [] if stream is not None and stream.valid else con.execute(
         f"SELECT game_id, hand, list(source_line ORDER BY source_line) FROM {HAND_RECORDS} WHERE source_file = $source "
         "GROUP BY game_id, hand HAVING count(*) > 1",
         {"source": source},
