@@ -299,7 +299,7 @@ def test_validate_checks_while_it_loads(tmp_path, monkeypatch, rules):
 
     monkeypatch.setattr(loader, "FAST_MIN_BYTES", 0)
     monkeypatch.setattr(loader, "CHUNK_BYTES", 20_000)  # about a dozen hands a block
-    monkeypatch.setattr(loader, "ROW_GROUP_ROWS", 30)  # the writer's groups span blocks
+    monkeypatch.setattr("spadework.analysis.engine.storage.ROW_GROUP_ROWS", 30)  # the writer's groups span blocks
     preset = rules if isinstance(rules, str) else (rules or {}).get("preset", "standard")
     recs = [r for g in iter_season(8, 12, 27, fault_rate=0.2, rules=preset) for r in g.records]
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
@@ -318,7 +318,7 @@ def test_a_failed_write_of_a_streamed_block_loses_the_file_and_is_reported(tmp_p
 
     monkeypatch.setattr(loader, "FAST_MIN_BYTES", 0)
     monkeypatch.setattr(loader, "CHUNK_BYTES", 20_000)
-    monkeypatch.setattr(loader, "ROW_GROUP_ROWS", 20)
+    monkeypatch.setattr("spadework.analysis.engine.storage.ROW_GROUP_ROWS", 20)
     recs = [r for g in iter_season(8, 6, 33, fault_rate=0.2) for r in g.records]
     path = tmp_path / "season.jsonl"
     write_season(recs, path)
@@ -345,18 +345,18 @@ def test_a_failed_write_of_a_streamed_block_loses_the_file_and_is_reported(tmp_p
 
 
 def test_the_writer_inserts_whole_row_groups_and_the_rest_when_drained():
-    """The streaming writer inserts each table's rows in whole row groups (a DuckDB commit takes
+    """The writer (the loader's, and a check's) inserts each table's rows in whole row groups (a DuckDB commit takes
     those as they are; a partial one it appends again), in the order submitted, and what is left
     when it is drained; rows of another column type are written as they came."""
     import duckdb
     import pyarrow as pa
 
-    from spadework.analysis.engine import loader
+    from spadework.analysis.engine import storage
 
     con = duckdb.connect()
     con.execute("CREATE TABLE t (x BIGINT)")
     con.execute("CREATE TABLE u (x BIGINT)")
-    w = loader._Writer(con, rows_per_group=4)
+    w = storage.RowGroupWriter(con, rows_per_group=4)
     committed = lambda: con.execute("SELECT count(*) FROM t").fetchall()[0][0]  # noqa: E731
     rows = iter(range(100))
     for k in range(5):
@@ -371,12 +371,66 @@ def test_the_writer_inserts_whole_row_groups_and_the_rest_when_drained():
     w.close()
 
 
+@pytest.mark.parametrize("where", ["check", "write"])
+def test_a_compiled_check_that_fails_part_way_leaves_no_derived_rows(tmp_path, monkeypatch, where):
+    """check_compiled checks partition by partition while a thread writes the derived rows in whole
+    row groups: an error in a later partition's check, or in the writer's insert, reaches the caller
+    and leaves the derived tables empty (``missing``), as the reference does; a check after it
+    fills them as usual."""
+    from spadework.analysis.engine import storage
+    from spadework.parsers.state import FRESH, MISSING, derived_state
+
+    monkeypatch.setattr(storage, "ROW_GROUP_ROWS", 16)
+    recs = [r for g in iter_season(8, 8, 51, fault_rate=0.2) for r in g.records]
+    path = tmp_path / "season.jsonl"
+    write_season(recs, path)
+    con = connect(None)
+    engines.COMPILED.load(con, [path])
+    calls = {"n": 0}
+    if where == "check":
+        real_check = storage.check_part
+
+        def failing(*a, **k):
+            calls["n"] += 1
+            if calls["n"] == 3:
+                raise RuntimeError("the core broke")
+            return real_check(*a, **k)
+
+        monkeypatch.setattr(storage, "check_part", failing)
+        error = RuntimeError
+    else:
+        real_insert = storage.insert_arrow
+
+        def failing(c, table, data):
+            if table == "hand_scores":
+                calls["n"] += 1
+                if calls["n"] == 2:
+                    raise OSError("disk full")
+            return real_insert(c, table, data)
+
+        monkeypatch.setattr(storage, "insert_arrow", failing)
+        error = OSError
+    with pytest.raises(error):
+        check_compiled(con, part_hands=20)
+    assert calls["n"] >= 2
+    assert derived_state(con) == MISSING
+    for t in ("checked_tricks", "hand_scores", "violations", "games"):
+        assert con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] == 0, t
+    monkeypatch.undo()
+    check_compiled(con, part_hands=20)
+    assert derived_state(con) == FRESH
+    ref = connect(None)
+    engines.REFERENCE.validate(ref, [path])
+    for t in DERIVED:
+        assert _rows(ref, t) == _rows(con, t), t
+
+
 def test_validate_reads_the_database_when_the_stream_cannot_stand_for_it(tmp_path, monkeypatch):
     from spadework.analysis.engine import loader
 
     monkeypatch.setattr(loader, "FAST_MIN_BYTES", 0)
     monkeypatch.setattr(loader, "CHUNK_BYTES", 20_000)
-    monkeypatch.setattr(loader, "ROW_GROUP_ROWS", 30)
+    monkeypatch.setattr("spadework.analysis.engine.storage.ROW_GROUP_ROWS", 30)
     recs = [r for g in iter_season(8, 6, 31, fault_rate=0.2) for r in g.records]
     # games interleaved: a game comes back after another began
     interleaved = tmp_path / "mixed.jsonl"
@@ -435,7 +489,7 @@ def test_a_hand_written_twice_anywhere_in_a_streamed_file_is_settled_as_the_refe
 
     monkeypatch.setattr(loader, "FAST_MIN_BYTES", 0)
     monkeypatch.setattr(loader, "CHUNK_BYTES", 6_000)  # a few hands a block
-    monkeypatch.setattr(loader, "ROW_GROUP_ROWS", 10)
+    monkeypatch.setattr("spadework.analysis.engine.storage.ROW_GROUP_ROWS", 10)
     rng = random.Random(seed)
     objs = [record_to_obj(r) for g in iter_season(8, 5, 40 + seed) for r in g.records]
     lines = [orjson.dumps(o) for o in objs]
@@ -488,13 +542,15 @@ def test_validate_streams_a_folder_of_files_through_the_writer_thread(tmp_path, 
 
     monkeypatch.setattr(loader, "FAST_MIN_BYTES", 0)
     monkeypatch.setattr(loader, "CHUNK_BYTES", 20_000)
-    monkeypatch.setattr(loader, "ROW_GROUP_ROWS", 30)
+    monkeypatch.setattr("spadework.analysis.engine.storage.ROW_GROUP_ROWS", 30)
     games = [[record_to_obj(r) for r in g.records] for g in iter_season(8, 6, 35, fault_rate=0.2)]
     for k in range(3):
         (tmp_path / f"part{k}.jsonl").write_bytes(b"".join(orjson.dumps(o) + b"\n" for g in games[2 * k : 2 * k + 2] for o in g))
+    from spadework.analysis.engine.storage import RowGroupWriter
+
     writes = []
-    real = loader._Writer.submit
-    monkeypatch.setattr(loader._Writer, "submit", lambda self, w: (writes.append(len(w)), real(self, w))[1])
+    real = RowGroupWriter.submit
+    monkeypatch.setattr(RowGroupWriter, "submit", lambda self, w: (writes.append(len(w)), real(self, w))[1])
     _validate_both([tmp_path])
     assert engines.STATS["streamed"] and loader.STATS["chunks"] == len(writes) > 3
     (tmp_path / "part3.jsonl").write_bytes(orjson.dumps(games[0][0]) + b"\n")  # a hand of part0 again

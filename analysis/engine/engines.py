@@ -299,6 +299,16 @@ while loading), ``games``, ``hands``, ``reference_games`` (checked whole by the 
 ``seconds`` per step (``read``, ``check``, ``write``)."""
 
 
+@contextlib.contextmanager
+def _timed(stats: dict[str, Any], step: str):
+    """Adds the wall seconds of the block to ``stats["seconds"][step]``."""
+    t = time.perf_counter()
+    try:
+        yield
+    finally:
+        stats["seconds"][step] += time.perf_counter() - t
+
+
 def check_compiled(
     con,
     rules: Any = None,
@@ -319,7 +329,7 @@ def check_compiled(
     handed to :func:`check_db`.  ``progress`` is accepted for the CLI and ignored.
     Raises :class:`~spadework.analysis.engine.rules.RulesError` for bad ``rules``.
     """
-    from spadework.analysis.engine.storage import check_part, insert_arrow, pack_table, reset_derived
+    from spadework.analysis.engine.storage import RowGroupWriter, check_part, pack_table, reset_derived
     from spadework.parsers.schema import storage_layout
     from spadework.parsers.state import loaded_generation, mark_checked
 
@@ -356,25 +366,27 @@ def check_compiled(
         stats["seconds"].update(read=t2 - t, pack=time.perf_counter() - t2)
         return packed
 
-    def part(packed) -> None:
+    def part(packed, writer: RowGroupWriter) -> None:
         t = time.perf_counter()
         res = check_part(packed.table, rules, packed=packed)
         t2 = time.perf_counter()
-        for name, data in res.tables.items():
-            insert_arrow(w, name, data)
-        stats["seconds"].update(check=t2 - t, write=time.perf_counter() - t2)
+        writer.submit(list(res.tables.items()))
+        stats["seconds"].update(check=t2 - t, queue=time.perf_counter() - t2)
         summary.games += res.games
         summary.hands += res.hands
         stats["reference_games"] += res.reference_games
         found.extend(res.findings)
 
+    writer: RowGroupWriter | None = None
     try:
-        # each partition commits on its own (DuckDB holds a transaction's rows in memory); the
-        # derived tables count as checked only once the last one is in (mark_checked), and a check
-        # that fails part way leaves them empty
+        # the derived rows are written by a thread of their own, in whole row groups, each in its own
+        # transaction (DuckDB holds a transaction's rows in memory); the derived tables count as
+        # checked only once the last one is in (mark_checked), and a check that fails part way
+        # leaves them empty
         transaction(lambda: reset_derived(w))
-        # the next partition is read and packed while this one is checked and written (DuckDB and
-        # numpy release the GIL): the two cores overlap
+        writer = RowGroupWriter(con, timer=lambda: _timed(stats, "write"))
+        # the next partition is read and packed while this one is checked and the one before is
+        # written (DuckDB, numpy and the core release the GIL): the two cores overlap
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(1) as pool:
@@ -383,8 +395,9 @@ def check_compiled(
                 packed = ahead.result()
                 if k + 1 < parts:
                     ahead = pool.submit(read, k + 1)
-                transaction(lambda: part(packed))
+                part(packed, writer)
                 del packed
+        writer.drain()
         found.sort(key=lambda gf: gf[0])
         for gid, fs in found:
             summary.games_with_findings.append(gid)
@@ -392,9 +405,15 @@ def check_compiled(
             summary.by_code.update(f.code for f in fs)
         transaction(lambda: mark_checked(w, generation))
     except BaseException:
+        if writer is not None:
+            writer.failed = True  # what it still holds is not written
+            writer.close()
+            writer = None
         transaction(lambda: reset_derived(w))
         raise
     finally:
+        if writer is not None:
+            writer.close()
         w.close()
         reader.close()
     stats["games"], stats["hands"] = summary.games, summary.hands

@@ -52,6 +52,7 @@ from spadework.parsers.db import (
     log_files,
     out_of_range,
 )
+from spadework.analysis.engine.storage import RowGroupWriter
 from spadework.parsers.io import open_binary, read_lines, strip_gz, walk
 from spadework.parsers.model import HandRecord, LoadError
 from spadework.parsers.state import mark_loaded
@@ -252,116 +253,6 @@ def _prefetch(items: Iterator[Any], depth: int = 1) -> Iterator[Any]:
             t.join(timeout=0.05)
 
 
-ROW_GROUP_ROWS = 122_880
-"""DuckDB's rows per row group.  How DuckDB commits appended rows decides what a write costs
-(measured on 400,000-500,000 stored hands, one thread, in-memory database):
-
-- a transaction of one INSERT of whole row groups: the commit takes them into the table as they
-  are (insert 0.6 CPU-seconds, commit 0.0);
-- a transaction of one block (about 21,000 hands): the commit appends its rows again (insert 0.6,
-  commit 0.65);
-- a transaction of several INSERTs into one table: its commit is cheap, but the next checkpoint
-  rewrites its rows (1.1 CPU-seconds at the end of the load).
-
-So the writer inserts each table's rows in whole row groups, one INSERT per table and transaction."""
-
-
-_COMMIT = object()  # a writer's job: write and commit every row it holds
-
-
-class _Writer:
-    """Writes a streaming validate's rows in a thread of their own, in order, on a cursor of the
-    connection (DuckDB releases the GIL while it inserts and commits), while the main thread checks
-    the next block.  Measured at 1M hands on 2 cores: the main thread spent about 2.5 of its 7
-    seconds inserting and committing, with the reader thread waiting on it.
-
-    Each table's rows wait until they fill whole row groups (:data:`ROW_GROUP_ROWS`); those are
-    then inserted, one INSERT per table, and committed together.  So a transaction holds about one
-    row group of each table (DuckDB keeps a transaction's rows in memory outside its memory limit),
-    and the rows that wait are at most a row group per table.
-
-    :meth:`submit` queues a block's writes (``(table, Arrow rows)`` pairs; at most ``depth`` blocks
-    wait); :meth:`drain` waits until everything queued is written and committed, and must be called
-    before the connection is used for anything else; an error in the thread is raised by the next
-    call.
-    """
-
-    def __init__(self, con, depth: int = 1, rows_per_group: int | None = None) -> None:
-        self.cursor = con.cursor()
-        self.q: queue.Queue = queue.Queue(maxsize=depth)
-        self.error: BaseException | None = None
-        self.failed = False  # once a write fails, every later job is dropped (the file is then forgotten)
-        self.rows_per_group = rows_per_group or ROW_GROUP_ROWS
-        self.held: dict[str, list[pa.Table]] = {}  # per table, rows not written yet, in order
-        self.thread = threading.Thread(target=self._run, name="spadework-writer", daemon=True)
-        self.thread.start()
-
-    def _write(self, job) -> None:
-        from spadework.analysis.engine.storage import insert_arrow
-
-        everything = job is _COMMIT
-        if not everything:
-            for table, data in job:
-                if data.num_rows:
-                    self.held.setdefault(table, []).append(data)
-        writes: list[tuple[str, pa.Table]] = []
-        for table, parts in self.held.items():
-            n = sum(p.num_rows for p in parts)
-            take = n if everything else n - n % self.rows_per_group
-            if not take:
-                continue
-            if len(parts) > 1 and all(p.schema.equals(parts[0].schema) for p in parts):
-                parts = [pa.concat_tables(parts)]
-            if len(parts) > 1:  # rows of other column types (rare): written as they came
-                writes.extend((table, p) for p in parts)
-                self.held[table] = []
-                continue
-            writes.append((table, parts[0].slice(0, take)))
-            self.held[table] = [parts[0].slice(take)] if take < n else []
-        if writes:
-            _in_transaction(self.cursor, lambda: [insert_arrow(self.cursor, t, d) for t, d in writes])
-
-    def _run(self) -> None:
-        while True:
-            job = self.q.get()
-            try:
-                if job is None:
-                    return
-                if not self.failed:
-                    try:
-                        with _timed("write"):
-                            self._write(job)
-                    except BaseException as exc:  # raised in the main thread by the next call
-                        self.error, self.failed = exc, True
-                        self.held.clear()
-            finally:
-                self.q.task_done()
-
-    def _raise(self) -> None:
-        if self.error is not None:
-            exc, self.error = self.error, None
-            raise exc
-
-    def submit(self, writes: list[tuple[str, pa.Table]]) -> None:
-        """Queue ``writes`` (written in whole row groups, see the class doc)."""
-        self._raise()
-        self.q.put(writes)
-
-    def drain(self) -> None:
-        """Wait until every queued write is committed; raise the thread's error, if any."""
-        self.q.put(_COMMIT)
-        self.q.join()
-        self._raise()
-
-    def close(self) -> None:
-        """Write and commit what is held, then stop the thread (errors are dropped: call
-        :meth:`drain` first to see them)."""
-        self.q.put(_COMMIT)
-        self.q.put(None)
-        self.thread.join()
-        self.cursor.close()
-
-
 @dataclass
 class _Scanned:
     """A block with what the compiled reader made of it."""
@@ -492,7 +383,7 @@ def _write_block(con, sc: _Scanned, source: str, fs: _FileState, result: FileRes
             _write_python(con, sc, source, fs, result)
 
 
-def _queue_block(writer: _Writer, sc: _Scanned, source: str, result: FileResult, stream) -> None:
+def _queue_block(writer: RowGroupWriter, sc: _Scanned, source: str, result: FileResult, stream) -> None:
     """:func:`_write_block` for a block whose every line was read by compiled code and none of
     whose hands is loaded from another file: its rows (and, in a streaming validate, the derived
     rows of the block's check, done here) are written by ``writer`` while the next block is read."""
@@ -672,7 +563,7 @@ def _load_jsonl_file(
     fs = _FileState(others=con.execute(f"SELECT count(*) > 0 FROM {HAND_RECORDS}").fetchall()[0][0])
     # a thread writes each block while the next is read (in a streaming validate: checked); not
     # once the stream is given up (the rows are then checked from the database)
-    writer = _Writer(con) if stream is None or stream.valid else None
+    writer = RowGroupWriter(con, timer=lambda: _timed("write")) if stream is None or stream.valid else None
     try:
         # with a writer, the columns are made in this thread (the reader thread is then the busier one)
         scanned = _prefetch(_scan_block(b, scan_threads, columns=writer is None) for b in _blocks(path, chunk_bytes))
