@@ -508,6 +508,37 @@ def test_a_hand_written_twice_anywhere_in_a_streamed_file_is_settled_as_the_refe
     assert fast.execute("SELECT count(*) FROM load_errors").fetchone()[0] == 1
 
 
+def test_games_with_numbers_beyond_32_bits_are_found_as_by_the_full_test():
+    """``storage._big_games`` skips the per-value test when every value is inside the range; the
+    games it names must be those the full test names: values at the limit, just past it (rounded
+    or not), negative, NaN, in any game, for every array it looks at."""
+    from types import SimpleNamespace
+
+    from spadework.analysis.engine.storage import INT32_MAX, _big_games
+
+    rng = np.random.default_rng(3)
+    names = ("hs_contract", "hs_points", "hs_total", "hs_tricks", "hs_bags_hand", "hs_penalty", "hs_nil", "hs_bags")
+
+    def full(p, o):
+        big = np.zeros(p.n_hands, bool)
+        for name in names:
+            a = getattr(o, name)
+            v = np.abs(np.rint(a)) if name in names[:3] else np.abs(a)
+            big |= (v > INT32_MAX).reshape(p.n_hands, -1).any(axis=1)
+        per_game = np.maximum.reduceat(big.astype(np.int8), p.game_start[:-1]).astype(bool)
+        return per_game | (np.abs(np.rint(o.g_total)) > INT32_MAX).any(axis=1)
+
+    odd = [INT32_MAX, INT32_MAX + 0.4, INT32_MAX + 0.6, INT32_MAX + 1, -INT32_MAX - 1, float("nan"), 1e18]
+    for case in range(60):
+        n, g = 40, 5
+        p = SimpleNamespace(n_hands=n, n_games=g, game_start=np.array([0, 3, 10, 22, 30, n]))
+        o = SimpleNamespace(**{k: rng.integers(-500, 500, (n, 2, 2)).astype(float) for k in names}, g_total=rng.integers(-500, 500, (g, 2)).astype(float))
+        if case:
+            arr = getattr(o, names[case % len(names)]) if case % 9 else o.g_total
+            arr.reshape(-1)[rng.integers(arr.size)] = odd[case % len(odd)]
+        assert _big_games(p, o).tolist() == full(p, o).tolist(), case
+
+
 def test_huge_bids_and_hand_gaps_are_checked_and_stored_exactly(tmp_path, monkeypatch):
     """A bid as large as the tables hold is scored as recorded (RULES.md section 3): ten times it in
     points, beyond the INTEGER range; a gap of a hundred million hand numbers is one HAND_MISSING.

@@ -521,13 +521,21 @@ def _big_games(p, o) -> np.ndarray:
     n = p.n_hands
     if n == 0:
         return np.zeros(p.n_games, bool)
+    def within(a) -> bool:
+        # the common case at the cost of two reductions: every value, rounded, is inside the range
+        # (rint keeps a value at or below a whole limit at or below it; NaN fails and is looked at)
+        return not a.size or bool(a.max() <= INT32_MAX and a.min() >= -INT32_MAX)
+
     big = np.zeros(n, bool)
     for a in (o.hs_contract, o.hs_points, o.hs_total):
-        big |= (np.abs(np.rint(a)) > INT32_MAX).reshape(n, -1).any(axis=1)
+        if not within(a):
+            big |= (np.abs(np.rint(a)) > INT32_MAX).reshape(n, -1).any(axis=1)
     for a in (o.hs_tricks, o.hs_bags_hand, o.hs_penalty, o.hs_nil, o.hs_bags):
-        big |= (np.abs(a) > INT32_MAX).reshape(n, -1).any(axis=1)
+        if not within(a):
+            big |= (np.abs(a) > INT32_MAX).reshape(n, -1).any(axis=1)
     per_game = np.maximum.reduceat(big.astype(np.int8), p.game_start[:-1]).astype(bool)
-    per_game |= (np.abs(np.rint(o.g_total)) > INT32_MAX).any(axis=1)
+    if not within(o.g_total):
+        per_game |= (np.abs(np.rint(o.g_total)) > INT32_MAX).any(axis=1)
     return per_game
 
 
