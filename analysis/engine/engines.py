@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import numpy as np
+
 from spadework.analysis.engine.checker import CheckSummary, check_db
 from spadework.analysis.engine.findings import ErrorPolicy
 from spadework.analysis.engine.rules import get_ruleset
@@ -299,6 +301,39 @@ while loading), ``games``, ``hands``, ``reference_games`` (checked whole by the 
 ``seconds`` per step (``read``, ``check``, ``write``)."""
 
 
+def _partition_filters(con, total: int, parts: int) -> list[str]:
+    """WHERE clauses that cut ``hand_records`` into about ``parts`` partitions of whole games.
+
+    Where the games lie in runs of stored rows (a log is written game by game, and the loaders
+    keep its order), the cuts are ranges of ``rowid``: DuckDB then reads each row group once (a
+    filter on a hash of the game id made every partition scan the whole table: 1M hands in 13
+    partitions, 1.75 against 0.59 CPU-seconds of reading).  Games interleaved with each other stay
+    in one range; when that would make a partition more than twice the size asked for, the
+    partitions are by a hash of the game id instead (any order of rows)."""
+    if parts <= 1:
+        return [""]
+    hashed = [f"WHERE hash(game_id) % {parts} = {k}" for k in range(parts)]
+    spans = con.execute("SELECT min(rowid), max(rowid), count(*) FROM hand_records GROUP BY game_id ORDER BY 1").fetchnumpy()
+    lo, hi, n = (np.asarray(spans[c], dtype=np.int64) for c in spans)
+    if len(lo) < 2:
+        return hashed
+    # a cut may go before game i when every game before it ends before it starts
+    free = np.flatnonzero(np.maximum.accumulate(hi)[:-1] < lo[1:]) + 1
+    before = np.cumsum(n)[free - 1]  # stored rows before each possible cut
+    size = total / parts
+    picked = np.unique(np.searchsorted(before, size * np.arange(1, parts)))
+    picked = picked[picked < len(free)]
+    edges = [0, *before[picked].tolist(), total]
+    if max(b - a for a, b in zip(edges, edges[1:])) > 2 * size:
+        return hashed
+    at = lo[free[picked]].tolist()
+    bounds = [None, *at, None]
+    return [
+        "WHERE " + " AND ".join(c for c in (a is not None and f"rowid >= {a}", b is not None and f"rowid < {b}") if c)
+        for a, b in zip(bounds, bounds[1:])
+    ]
+
+
 @contextlib.contextmanager
 def _timed(stats: dict[str, Any], step: str):
     """Adds the wall seconds of the block to ``stats["seconds"][step]``."""
@@ -339,13 +374,16 @@ def check_compiled(
     if rules is not None:
         get_ruleset(rules)
     generation = loaded_generation(con)
-    total = con.execute("SELECT count(*) FROM hand_records").fetchall()[0][0]
+    w = con.cursor()
+    reader = con.cursor()
+    # every read of the stored rows in one transaction: one snapshot, and rowids that stay put (the
+    # partitions are rowid ranges; DuckDB does not checkpoint, so cannot vacuum, while it is open)
+    reader.begin()
+    total = reader.execute("SELECT count(*) FROM hand_records").fetchall()[0][0]
     parts = max(1, -(-total // max(1, part_hands or PART_HANDS)))
     stats: dict[str, Any] = {"parts": parts, "streamed": False, "games": 0, "hands": 0, "reference_games": 0, "seconds": Counter()}
     found: list[tuple[str, list]] = []
     summary = CheckSummary()
-    w = con.cursor()
-    reader = con.cursor()
 
     def transaction(work: Callable[[], Any]) -> None:
         w.begin()
@@ -356,11 +394,13 @@ def check_compiled(
             w.rollback()
             raise
 
+    filters = _partition_filters(reader, total, parts)
+    stats["parts"] = parts = len(filters)
+
     def read(k: int):
         """Partition ``k``'s stored rows, packed (runs a partition ahead, on its own cursor)."""
         t = time.perf_counter()
-        where = "" if parts == 1 else f"WHERE hash(game_id) % {parts} = {k}"
-        table = reader.sql(f"SELECT * FROM hand_records {where}").to_arrow_table()
+        table = reader.sql(f"SELECT * FROM hand_records {filters[k]}").to_arrow_table()
         t2 = time.perf_counter()
         packed = pack_table(table, rules)
         stats["seconds"].update(read=t2 - t, pack=time.perf_counter() - t2)
@@ -398,6 +438,8 @@ def check_compiled(
                 part(packed, writer)
                 del packed
         writer.drain()
+        if summary.hands != total:  # cannot happen: the partitions must hold every stored row once
+            raise RuntimeError(f"check_compiled: the partitions held {summary.hands} of {total} stored hands")
         found.sort(key=lambda gf: gf[0])
         for gid, fs in found:
             summary.games_with_findings.append(gid)
@@ -415,6 +457,7 @@ def check_compiled(
         if writer is not None:
             writer.close()
         w.close()
+        reader.rollback()  # it only read
         reader.close()
     stats["games"], stats["hands"] = summary.games, summary.hands
     STATS.clear()
