@@ -539,6 +539,13 @@ def _big_games(p, o) -> np.ndarray:
     return per_game
 
 
+@functools.cache
+def _numpy_dtype(typ: pa.DataType) -> np.dtype:
+    """The numpy dtype of a numeric Arrow type (``DataType.to_pandas_dtype`` needs pandas on the
+    oldest pyarrow we accept, and pandas is not a dependency)."""
+    return pa.array([], type=typ).to_numpy(zero_copy_only=False).dtype
+
+
 def _compiled_tables(part: PackedPart, result, games: np.ndarray) -> dict[str, pa.Table]:
     """The derived rows of ``games`` (checked by the core) as Arrow tables, straight from its arrays."""
     from spadework.analysis.engine import kernels as K
@@ -583,7 +590,7 @@ def _compiled_tables(part: PackedPart, result, games: np.ndarray) -> dict[str, p
     def num(table: pa.Schema, name: str, x, mask=None) -> pa.Array:
         """Column ``name`` of ``table`` from the core's numbers, in the column's own type."""
         typ = table.field(name).type
-        return pa.array(np.asarray(x).astype(typ.to_pandas_dtype()), type=typ, mask=mask)
+        return pa.array(np.asarray(x).astype(_numpy_dtype(typ)), type=typ, mask=mask)
 
     cols = {
         "game_id": gid.take(pa.array(np.repeat(hand_game, 2))),
