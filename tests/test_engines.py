@@ -370,6 +370,37 @@ def test_a_failed_write_of_a_streamed_block_loses_the_file_and_is_reported(tmp_p
     assert [f.to_row() for f in c.findings] == [f.to_row() for f in c_ref.findings]
 
 
+def test_an_interrupted_validate_writes_none_of_the_rows_its_writer_held(tmp_path, monkeypatch):
+    """A validate stopped part way through a file (here Ctrl-C while the third block is checked)
+    removes the file's rows; the rows and derived rows the writer still held are dropped, not
+    committed as it stops (found by the audit: they were written after the file was forgotten)."""
+    import threading
+
+    from spadework.analysis.engine import loader, storage
+
+    monkeypatch.setattr(loader, "FAST_MIN_BYTES", 0)
+    monkeypatch.setattr(loader, "CHUNK_BYTES", 20_000)
+    recs = [r for g in iter_season(8, 6, 33, fault_rate=0.2) for r in g.records]
+    path = tmp_path / "season.jsonl"
+    write_season(recs, path)
+    real = storage.StreamCheck.feed
+    calls = {"n": 0}
+
+    def interrupted(self, *a, **k):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(storage.StreamCheck, "feed", interrupted)
+    con = connect(None)
+    with pytest.raises(KeyboardInterrupt):
+        engines.COMPILED.validate(con, [path])
+    for t in ("hand_records", "checked_tricks", "hand_scores", "violations", "games"):
+        assert con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] == 0, t
+    assert not [t for t in threading.enumerate() if t.name.startswith("spadework-")]
+
+
 def test_the_writer_inserts_whole_row_groups_and_the_rest_when_drained():
     """The writer (the loader's, and a check's) inserts each table's rows in whole row groups (a DuckDB commit takes
     those as they are; a partial one it appends again), in the order submitted, and what is left

@@ -448,7 +448,7 @@ def check_compiled(
         transaction(lambda: mark_checked(w, generation))
     except BaseException:
         if writer is not None:
-            writer.failed = True  # what it still holds is not written
+            writer.abandon()  # what it still holds is not written
             writer.close()
             writer = None
         transaction(lambda: reset_derived(w))

@@ -581,6 +581,10 @@ def _load_jsonl_file(
                     on_batch(result.hands - before[0], result.errors - before[1])
             if writer is not None:
                 writer.drain()
+        except BaseException:
+            if writer is not None:
+                writer.abandon()  # the rows it holds belong to a file that is now forgotten
+            raise
         finally:
             scanned.close()
             if writer is not None:

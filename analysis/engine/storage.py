@@ -181,6 +181,11 @@ class RowGroupWriter:
             finally:
                 self.q.task_done()
 
+    def abandon(self) -> None:
+        """Write nothing more: the rows held and any job still queued are dropped (the caller
+        failed, and what it submitted must not reach the database)."""
+        self.failed = True
+
     def _raise(self) -> None:
         if self.error is not None:
             exc, self.error = self.error, None
@@ -198,8 +203,8 @@ class RowGroupWriter:
         self._raise()
 
     def close(self) -> None:
-        """Write and commit what is held, then stop the thread (errors are dropped: call
-        :meth:`drain` first to see them)."""
+        """Write and commit what is held (nothing once :meth:`abandon` was called), then stop
+        the thread (errors are dropped: call :meth:`drain` first to see them)."""
         self.q.put(_COMMIT)
         self.q.put(None)
         self.thread.join()
