@@ -123,7 +123,7 @@ class CompiledEngine:
         after the load whenever the stream cannot stand for the database (a line the Python parser
         read, a hand written twice, a game whose hands are not consecutive...)."""
         from spadework.analysis.engine.loader import load_fast
-        from spadework.analysis.engine.storage import StreamCheck, reset_derived
+        from spadework.analysis.engine.storage import StreamCheck, in_transaction, reset_derived
         from spadework.parsers.db import ensure_storage
         from spadework.parsers.state import loaded_generation, mark_checked
 
@@ -134,17 +134,13 @@ class CompiledEngine:
         stream = None
         if fresh:
             stream = StreamCheck(con, rules)
-            con.execute("BEGIN TRANSACTION")
-            reset_derived(con)
-            con.execute("COMMIT")
+            in_transaction(con, lambda: reset_derived(con))
         with _pipeline_threads(con) if fresh else contextlib.nullcontext() as scan_threads:
             loaded = load_fast(con, paths, fmt=fmt, progress=progress, stream=stream, scan_threads=scan_threads)
             summary = stream.finish() if stream is not None else None
         if summary is None:
             return loaded, self.check(con, rules, progress=progress)
-        con.execute("BEGIN TRANSACTION")
-        mark_checked(con, loaded_generation(con))
-        con.execute("COMMIT")
+        in_transaction(con, lambda: mark_checked(con, loaded_generation(con)))
         STATS.clear()
         STATS.update(
             parts=0, streamed=True, games=summary.games, hands=summary.hands,
@@ -334,16 +330,6 @@ def _partition_filters(con, total: int, parts: int) -> list[str]:
     ]
 
 
-@contextlib.contextmanager
-def _timed(stats: dict[str, Any], step: str):
-    """Adds the wall seconds of the block to ``stats["seconds"][step]``."""
-    t = time.perf_counter()
-    try:
-        yield
-    finally:
-        stats["seconds"][step] += time.perf_counter() - t
-
-
 def check_compiled(
     con,
     rules: Any = None,
@@ -364,7 +350,7 @@ def check_compiled(
     handed to :func:`check_db`.  ``progress`` is accepted for the CLI and ignored.
     Raises :class:`~spadework.analysis.engine.rules.RulesError` for bad ``rules``.
     """
-    from spadework.analysis.engine.storage import RowGroupWriter, check_part, pack_table, reset_derived
+    from spadework.analysis.engine.storage import RowGroupWriter, check_part, in_transaction, pack_table, reset_derived
     from spadework.parsers.schema import storage_layout
     from spadework.parsers.state import loaded_generation, mark_checked
 
@@ -384,15 +370,6 @@ def check_compiled(
     stats: dict[str, Any] = {"parts": parts, "streamed": False, "games": 0, "hands": 0, "reference_games": 0, "seconds": Counter()}
     found: list[tuple[str, list]] = []
     summary = CheckSummary()
-
-    def transaction(work: Callable[[], Any]) -> None:
-        w.begin()
-        try:
-            work()
-            w.commit()
-        except BaseException:
-            w.rollback()
-            raise
 
     filters = _partition_filters(reader, total, parts)
     stats["parts"] = parts = len(filters)
@@ -423,8 +400,8 @@ def check_compiled(
         # transaction (DuckDB holds a transaction's rows in memory); the derived tables count as
         # checked only once the last one is in (mark_checked), and a check that fails part way
         # leaves them empty
-        transaction(lambda: reset_derived(w))
-        writer = RowGroupWriter(con, timer=lambda: _timed(stats, "write"))
+        in_transaction(w, lambda: reset_derived(w))
+        writer = RowGroupWriter(con)
         # the next partition is read and packed while this one is checked and the one before is
         # written (DuckDB, numpy and the core release the GIL): the two cores overlap
         from concurrent.futures import ThreadPoolExecutor
@@ -438,6 +415,7 @@ def check_compiled(
                 part(packed, writer)
                 del packed
         writer.drain()
+        stats["seconds"]["write"] += writer.seconds
         if summary.hands != total:  # cannot happen: the partitions must hold every stored row once
             raise RuntimeError(f"check_compiled: the partitions held {summary.hands} of {total} stored hands")
         found.sort(key=lambda gf: gf[0])
@@ -445,13 +423,13 @@ def check_compiled(
             summary.games_with_findings.append(gid)
             summary.findings.extend(fs)
             summary.by_code.update(f.code for f in fs)
-        transaction(lambda: mark_checked(w, generation))
+        in_transaction(w, lambda: mark_checked(w, generation))
     except BaseException:
         if writer is not None:
             writer.abandon()  # what it still holds is not written
             writer.close()
             writer = None
-        transaction(lambda: reset_derived(w))
+        in_transaction(w, lambda: reset_derived(w))
         raise
     finally:
         if writer is not None:

@@ -53,6 +53,7 @@ from spadework.parsers.db import (
     out_of_range,
 )
 from spadework.analysis.engine.storage import RowGroupWriter
+from spadework.analysis.engine.storage import in_transaction as _in_transaction
 from spadework.parsers.io import open_binary, read_lines, strip_gz, walk
 from spadework.parsers.model import HandRecord, LoadError
 from spadework.parsers.state import mark_loaded
@@ -563,7 +564,7 @@ def _load_jsonl_file(
     fs = _FileState(others=con.execute(f"SELECT count(*) > 0 FROM {HAND_RECORDS}").fetchall()[0][0])
     # a thread writes each block while the next is read (in a streaming validate: checked); not
     # once the stream is given up (the rows are then checked from the database)
-    writer = RowGroupWriter(con, timer=lambda: _timed("write")) if stream is None or stream.valid else None
+    writer = RowGroupWriter(con) if stream is None or stream.valid else None
     try:
         # with a writer, the columns are made in this thread (the reader thread is then the busier one)
         scanned = _prefetch(_scan_block(b, scan_threads, columns=writer is None) for b in _blocks(path, chunk_bytes))
@@ -589,6 +590,8 @@ def _load_jsonl_file(
             scanned.close()
             if writer is not None:
                 writer.close()
+                if TIMINGS is not None:
+                    TIMINGS["write"] = TIMINGS.get("write", 0.0) + writer.seconds
 
         def settle() -> None:
             _settle_file(con, path, source, result, fs, stream)
@@ -603,16 +606,6 @@ def _load_jsonl_file(
         _in_transaction(con, lambda: _forget_file(con, source))
         raise
     return result
-
-
-def _in_transaction(con, work: Callable[[], Any]) -> None:
-    con.execute("BEGIN TRANSACTION")
-    try:
-        work()
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
 
 
 def fast_format(path: str | os.PathLike[str], fmt: str | None) -> bool:

@@ -12,19 +12,19 @@ hand (``checked_tricks``, the replayed tricks); TABLES.md's tables are views ove
   and the findings (:class:`PartResult`), with the compiled core and the reference for the
   message text.  Pure: what a worker of a cluster runs, writing the tables as Parquet parts;
 - :class:`StreamCheck`: ``validate``'s check while the logs load;
-- :func:`reset_derived`, :func:`insert_arrow`, :class:`RowGroupWriter` (inserts in whole row
+- :func:`reset_derived`, :func:`in_transaction`, :func:`insert_arrow`, :class:`RowGroupWriter` (inserts in whole row
   groups, in a thread of its own), :func:`checked_tricks_table`: writing the tables (the reference checker's :class:`~spadework.analysis.engine.checker.DerivedWriter` goes
   through them too, so both engines write the same layout).
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import itertools
 import queue
 import threading
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,6 +77,18 @@ def reset_derived(con) -> None:
     create_views(con)
 
 
+def in_transaction(con, work: Callable[[], Any]) -> None:
+    """Run ``work()`` in a transaction of ``con``: committed when it returns, rolled back when it
+    raises (the error goes on)."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        work()
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
 def insert_arrow(con, table: str, data: pa.Table) -> None:
     """Insert an Arrow table's rows into ``table`` (columns matched by name)."""
     if data.num_rows == 0:
@@ -124,14 +136,14 @@ class RowGroupWriter:
     call.
     """
 
-    def __init__(self, con, depth: int = 1, rows_per_group: int | None = None, timer: Any = None) -> None:
+    def __init__(self, con, depth: int = 1, rows_per_group: int | None = None) -> None:
         self.cursor = con.cursor()
         self.q: queue.Queue = queue.Queue(maxsize=depth)
         self.error: BaseException | None = None
         self.failed = False  # once a write fails, every later job is dropped (the file is then forgotten)
         self.rows_per_group = rows_per_group or ROW_GROUP_ROWS
         self.held: dict[str, list[pa.Table]] = {}  # per table, rows not written yet, in order
-        self.timer = timer or contextlib.nullcontext  # a context manager timing each write (the loader's)
+        self.seconds = 0.0  # wall seconds spent writing (read it once drained or closed)
         self.thread = threading.Thread(target=self._run, name="spadework-writer", daemon=True)
         self.thread.start()
 
@@ -156,14 +168,7 @@ class RowGroupWriter:
             writes.append((table, parts[0].slice(0, take)))
             self.held[table] = [parts[0].slice(take)] if take < n else []
         if writes:
-            self.cursor.execute("BEGIN TRANSACTION")
-            try:
-                for t, d in writes:
-                    insert_arrow(self.cursor, t, d)
-                self.cursor.execute("COMMIT")
-            except BaseException:
-                self.cursor.execute("ROLLBACK")
-                raise
+            in_transaction(self.cursor, lambda: [insert_arrow(self.cursor, t, d) for t, d in writes])
 
     def _run(self) -> None:
         while True:
@@ -172,12 +177,14 @@ class RowGroupWriter:
                 if job is None:
                     return
                 if not self.failed:
+                    t = time.perf_counter()
                     try:
-                        with self.timer():
-                            self._write(job)
+                        self._write(job)
                     except BaseException as exc:  # raised in the main thread by the next call
                         self.error, self.failed = exc, True
                         self.held.clear()
+                    finally:
+                        self.seconds += time.perf_counter() - t
             finally:
                 self.q.task_done()
 
@@ -249,8 +256,11 @@ __all__ = [
     "CHECKED_TRICKS",
     "CHECKED_TRICKS_SCHEMA",
     "DERIVED_SCHEMAS",
+    "ROW_GROUP_ROWS",
+    "RowGroupWriter",
     "checked_tricks_table",
     "derived_tables",
+    "in_transaction",
     "insert_arrow",
     "list_column",
     "reset_derived",
