@@ -331,6 +331,39 @@ def test_random_records(records):
     assert_same(records)
 
 
+@pytest.mark.parametrize("with_deal", [True, False], ids=["dealt", "no_deal"])
+def test_cards_outside_the_deck_that_the_seat_holds(with_deal):
+    """A card outside the deck, played by a seat that holds it (dealt to it, or with no deal
+    recorded, played by it first), in a complete trick led in turn: leading it, following with it
+    and trumping with it.  The core's common-trick path must not take such a trick (DEAL_INVALID
+    without a deal, no renege or lead finding on that card, spades maybe broken)."""
+    recs: list[HandRecord] = []
+    for name in (*PRESETS, "custom_joker_deck"):
+        deck = set(get_ruleset(_rules(name)).deck.cards)
+        outside = [c for c in _ALL_CARDS if c not in deck]
+        for g, game in enumerate(_pool()[name][:3]):
+            hands = []
+            for h, rec in enumerate(game):
+                if not rec.tricks or len(rec.tricks) != 13 or rec.deal is None:
+                    hands.append(rec)
+                    continue
+                t, j = (h * 5 + g) % 12, (h + g) % 4  # a trick before the last; lead or follow
+                trick = rec.tricks[t]
+                seat = trick.seats()[j]
+                old, new = trick.cards[j], outside[h % len(outside)]
+                tricks = list(rec.tricks)
+                tricks[t] = replace(trick, cards=tuple(new if k == j else c for k, c in enumerate(trick.cards)))
+                deal = None
+                if with_deal:
+                    deal = tuple(tuple(new if (s == seat and c == old) else c for c in held)
+                                 for s, held in zip(SEATS, rec.deal))
+                hands.append(replace(rec, tricks=tuple(tricks), deal=deal))
+            recs += [replace(r, game_id=f"{r.game_id}-out") for r in hands]
+    counts = assert_same(recs)
+    assert counts["compared"] >= 10
+    assert counts["findings"] > 0
+
+
 def test_a_ruleset_override_applies_to_every_game():
     recs = list(_season("standard", 4, 2, 0.2))
     for rules in ("barmore", {"preset": "standard", "renege_penalty_tricks": 1, "target": 250}):

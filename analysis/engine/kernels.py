@@ -292,14 +292,39 @@ def _blind_value_known(opt, v):
     return (opt[O_BLIND_BID_VALUES] >> np.int64(v)) & 1 == 1
 
 
+@_helper
+def _popcount(m):
+    n = 0
+    while m != np.uint64(0):
+        m &= m - np.uint64(1)
+        n += 1
+    return n
+
+
 # --- DEAL_INVALID ---------------------------------------------------------------------------------
 
 
 @_helper
-def _check_deal(deal, deal_len, i, deck, F, pos, write):
+def _check_deal(deal, deal_len, i, deck, F, pos, write, held0):
     """DEAL_INVALID (one finding naming the first problem: a card outside the deck, else a card
     dealt twice, else a seat without 13 cards).  Returns ``(pos, dup_in_seat)``: ``dup_in_seat``
-    when a seat was dealt the same card twice (masks cannot hold that hand: the reference checks it)."""
+    when a seat was dealt the same card twice (masks cannot hold that hand: the reference checks it).
+    Fills ``held0[seat]`` with the cards dealt to each seat (what :func:`_replay` starts from).
+
+    A good deal (13 different cards per seat, 52 in all, every one in the deck) is proved from the
+    four masks alone; only a deal with a problem is searched card by card for the one to name."""
+    union = np.uint64(0)
+    good = True
+    for s in range(4):
+        n = np.int64(deal_len[i, s])
+        own = np.uint64(0)
+        for j in range(n):
+            own |= _bit(np.int64(deal[i, s, j]))
+        held0[s] = own
+        union |= own
+        good &= (n == 13) & (_popcount(own) == 13)
+    if good and _popcount(union) == 52 and (union & ~deck) == np.uint64(0):
+        return pos, False
     seen = np.uint64(0)
     bad = False
     o_seat, o_card = NO_SEAT, NO_CARD
@@ -453,15 +478,6 @@ def _check_bids(bid_seat, bid_value, bid_nil, bid_blind, bid_whole, nb, dealer, 
 
 
 @_helper
-def _popcount(m):
-    n = 0
-    while m != np.uint64(0):
-        m &= m - np.uint64(1)
-        n += 1
-    return n
-
-
-@_helper
 def _proof(cards, doubtful, unknown_k, later):
     """The cards among ``cards`` (a seat's holding) a finding may rest on (``replay.PlayState._proof``):
     never a card some seat plays without holding it (``doubtful``), and none at all when every one may
@@ -509,7 +525,7 @@ def _prepare_proofs(i, nt, trick_leader, pc, pl, held0, later):
 
 
 @_helper
-def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, has_deal, deal, deal_len,
+def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, has_deal,
             opt, suit, power, deck, suit_mask, t_leader, t_winner, t_led, t_broken, taken,
             F, pos, write, reneges, pc, pl, later, hold, held0, unknown):
     """Replay the ``nt`` recorded tricks of hand ``i`` (``replay.replay_hand``'s play): each trick
@@ -522,13 +538,15 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
     recorded (each seat then held the cards it played first), TRICK_WINNER_MISMATCH.
 
     Fills the trick rows and ``taken[4]``; ``pc``/``pl`` [13,4]/[13] get each trick's plays (gaps
-    filled), ``later`` [14,4] the cards each seat plays after each trick (``hold``, ``held0``,
-    ``unknown``: scratch arrays of 4).  Returns
+    filled), ``later`` [14,4] the cards each seat plays after each trick (``hold``, ``unknown``:
+    scratch arrays of 4; ``held0[4]``: what each seat held at the start, the dealt cards as
+    :func:`_check_deal` leaves them when ``has_deal``, else filled here).  Returns
     ``(pos, n_reneges, complete, ends_short)``: 13 tricks of 4 cards were played (fills count), and
     whether a trick short of cards is not a gap (the hand's own HAND_INCOMPLETE)."""
     inferred = not has_deal
     for s in range(4):
-        held0[s] = np.uint64(0)  # what each seat held at the start (hold: still holds)
+        if inferred:  # with a deal, _check_deal filled held0 (what each seat held at the start)
+            held0[s] = np.uint64(0)
         unknown[s] = 0  # gaps per seat
     played_all = np.uint64(0)
     last = 0  # the last recorded trick with a card (1-based)
@@ -544,10 +562,6 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
             if inferred and not _has(played_all, c):  # without a deal: the seat that plays a card first held it
                 held0[(ld + j) & 3] |= _bit(c)
             played_all |= _bit(c)
-    if not inferred:
-        for s in range(4):
-            for j in range(np.int64(deal_len[i, s])):
-                held0[s] |= _bit(np.int64(deal[i, s, j]))
     # the gaps: with a deal, a missing seat's one card never played is taken as its play there
     gaps = 0  # bit t: trick t is a gap
     for t in range(max(last - 1, 0)):
@@ -596,6 +610,50 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
         n = t + 1
         ln = pl[t]
         ld = np.int64(trick_leader[i, t])
+        if ln == 4 and ld == to_play and not (gaps >> t) & 1:
+            # The common trick, decided with few branches: led in turn, four cards each held by the
+            # seat that plays it and in the deck, no card that may be a renege, a lead no rule
+            # questions.  Then no finding but TRICK_WINNER_MISMATCH is possible, and the loop below
+            # (card by card) would come to the same rows; any other trick goes through that loop.
+            s1, s2, s3 = (ld + 1) & 3, (ld + 2) & 3, (ld + 3) & 3
+            c0, c1, c2, c3 = pc[t, 0], pc[t, 1], pc[t, 2], pc[t, 3]
+            h0, h1, h2, h3 = hold[ld], hold[s1], hold[s2], hold[s3]
+            b0, b1, b2, b3 = _bit(c0), _bit(c1), _bit(c2), _bit(c3)
+            q0, q1, q2, q3 = np.int64(suit[c0]), np.int64(suit[c1]), np.int64(suit[c2]), np.int64(suit[c3])
+            lm = suit_mask[q0]
+            zero = np.uint64(0)
+            fast = ((h0 & b0) != zero) & ((h1 & b1) != zero) & ((h2 & b2) != zero) & ((h3 & b3) != zero)
+            fast &= ((b0 | b1 | b2 | b3) & ~deck) == zero
+            fast &= not (((q1 != q0) & ((h1 & lm) != zero)) | ((q2 != q0) & ((h2 & lm) != zero))
+                         | ((q3 != q0) & ((h3 & lm) != zero)))
+            fast &= not (n == 1 and two_clubs_rule and c0 != two_clubs and _has(h0, two_clubs))
+            fast &= not (q0 == SPADE and (n == 1 or not (broken or any_time or maybe_broken))
+                         and (h0 & non_spades) != zero)
+            if fast:
+                t_leader[i, t] = ld
+                t_broken[i, t] = broken
+                t_led[i, t] = q0
+                hold[ld], hold[s1], hold[s2], hold[s3] = h0 & ~b0, h1 & ~b1, h2 & ~b2, h3 & ~b3
+                broken |= (q0 == SPADE) | (q1 == SPADE) | (q2 == SPADE) | (q3 == SPADE)
+                # Deck.winner_index: the first card of the highest power among trumps and the suit led
+                best, best_key = 0, np.int64(power[c0])
+                if q1 == SPADE or q1 == q0:
+                    k = np.int64(power[c1])
+                    best, best_key = (1, k) if k > best_key else (best, best_key)
+                if q2 == SPADE or q2 == q0:
+                    k = np.int64(power[c2])
+                    best, best_key = (2, k) if k > best_key else (best, best_key)
+                if q3 == SPADE or q3 == q0:
+                    k = np.int64(power[c3])
+                    best, best_key = (3, k) if k > best_key else (best, best_key)
+                w = (ld + best) & 3
+                t_winner[i, t] = w
+                taken[w] += 1
+                to_play = w
+                rw = np.int64(trick_winner[i, t])
+                if rw != NO_SEAT and rw != w:
+                    pos = _emit(F, pos, write, i, TRICK_WINNER_MISMATCH, n, rw, NO_CARD, rw & 1, F_WINNER, rw, w)
+                continue
         if (gaps >> t) & 1:
             miss = (ld + np.int64(trick_len[i, t])) & 3
             pos = _emit(F, pos, write, i, HAND_INCOMPLETE, n, miss, NO_CARD, miss & 1, NO_FIELD, NAN, NAN)
@@ -1055,7 +1113,7 @@ def run_games(
                     own_totals[sd] = np.int64(p_score_total[i, sd]) - np.int64(p_score_points[i, sd]) if scores_known else 0
             # the hand: deal, bids, play, tricks taken
             if p_has_deal[i]:
-                pos, dup = _check_deal(p_deal, p_deal_len, i, deck, F, pos, write)
+                pos, dup = _check_deal(p_deal, p_deal_len, i, deck, F, pos, write, held0)
                 if dup:
                     beyond = True
                     break
@@ -1072,8 +1130,8 @@ def run_games(
                     bid[s, 3] = 1.0 if p_bid_blind[i, j] else 0.0
             nt = np.int64(p_n_tricks[i])
             pos, nren, complete, ends_short = _replay(
-                i, nt, d, p_trick_leader, p_trick_len, p_trick_cards, p_trick_winner, p_has_deal[i], p_deal,
-                p_deal_len, opt, suit, power, deck, suit_mask, o_t_leader, o_t_winner, o_t_led, o_t_broken,
+                i, nt, d, p_trick_leader, p_trick_len, p_trick_cards, p_trick_winner, p_has_deal[i],
+                opt, suit, power, deck, suit_mask, o_t_leader, o_t_winner, o_t_led, o_t_broken,
                 taken, F, pos, write, reneges, pc, pl, later, hold, held0, unknown,
             )
             has_taken = p_has_taken[i]
