@@ -22,7 +22,7 @@ Run ``python tests/benchmarks/bench_validate.py [--hands N]`` (also the body of
    - ``check``: the check alone (:func:`~spadework.analysis.engine.engines.check_compiled`) on an
      already loaded database file, 1 and 2 threads (read the stored rows, check, write the
      derived tables); ``core``: the compiled core alone on the same hands already packed in
-     memory (what OpenSpiel's ``deserialize_state`` is timed on);
+     memory (what OpenSpiel's ``deserialize_state`` is timed on; the median of three passes);
    - ``validate_ref`` / ``check_ref``: the reference engine on the first ``--ref-hands`` hands;
    - ``openspiel``: OpenSpiel's C++ replay (``pyspiel`` ``deserialize_state``) of the same
      hands, converted to OpenSpiel actions beforehand (untimed, cached), and
@@ -281,9 +281,16 @@ def _stage_check(args: dict[str, Any]) -> dict[str, Any]:
     return {"seconds": time.perf_counter() - t0, "hands": s.hands, "findings": len(s.findings), "steps": steps}
 
 
+CORE_PASSES = 3
+"""Timed passes of the ``core`` stage over the same packed hands, in one process; the stage's
+seconds are their median.  A pass takes about a second at 1M hands, and on a shared 2-core
+machine a single second-long run swings by 10-20% (the second core more than the first)."""
+
+
 def _stage_core(args: dict[str, Any]) -> dict[str, Any]:
     """The compiled core alone, like OpenSpiel's ``deserialize_state`` on its strings: the hands are
-    read and packed first (untimed), then every game is replayed, scored and checked in memory."""
+    read and packed first (untimed), then every game is replayed, scored and checked in memory,
+    :data:`CORE_PASSES` times (seconds: the median pass; every pass in ``passes``)."""
     from spadework.analysis.engine import compiled, engines
     from spadework.analysis.engine.storage import pack_table
 
@@ -297,11 +304,14 @@ def _stage_core(args: dict[str, Any]) -> dict[str, Any]:
         packed.append((p.hands, p.rulesets))
         del table
     compiled.check_packed(*packed[0])  # not timed: the first call loads the compiled code
-    t0 = time.perf_counter()
-    found = 0
-    for hands, rulesets in packed:
-        found += int(compiled.check_packed(hands, rulesets).out.g_nfind.sum())
-    return {"seconds": time.perf_counter() - t0, "hands": total, "findings": found}
+    passes = []
+    for _ in range(CORE_PASSES):
+        t0 = time.perf_counter()
+        found = 0
+        for hands, rulesets in packed:
+            found += int(compiled.check_packed(hands, rulesets).out.g_nfind.sum())
+        passes.append(time.perf_counter() - t0)
+    return {"seconds": statistics.median(passes), "hands": total, "findings": found, "passes": passes}
 
 
 def _stage_compile(args: dict[str, Any]) -> dict[str, Any]:
@@ -746,6 +756,8 @@ def format_results(result: dict[str, Any], command: str) -> str:
             if k in s:
                 notes.append(f"{k} {s[k]:,}")
         notes += [f"{step} {sec:.2f}s" for step, sec in (s.get("steps") or {}).items()]
+        if s.get("passes"):
+            notes.append("passes " + " / ".join(f"{x:.2f}" for x in s["passes"]) + " s (one run; the median counts)")
         lines.append(
             f"| {name} | {th} | {s['best']:.2f} | {s['median']:.2f} | {s['hands_per_s'] or 0:,.0f} | "
             f"{s['rss_mb']:,.0f} | {s.get('rss_children_mb', 0):,.0f} | {', '.join(notes)} |"
