@@ -650,6 +650,8 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
                 if q3 == SPADE or q3 == q0:
                     k = np.int64(power[c3])
                     best, best_key = (3, k) if k > best_key else (best, best_key)
+                # the end of the trick, as at the end of the loop below (written out twice: as a
+                # helper function it made the whole core 7-12% slower, measured)
                 w = (ld + best) & 3
                 t_winner[i, t] = w
                 taken[w] += 1

@@ -281,6 +281,26 @@ def _stage_check(args: dict[str, Any]) -> dict[str, Any]:
     return {"seconds": time.perf_counter() - t0, "hands": s.hands, "findings": len(s.findings), "steps": steps}
 
 
+def _packed_parts(con) -> tuple[int, list[tuple[Any, Any]]]:
+    """The stored hands read and packed for the core, in partitions of about
+    ``engines.PART_HANDS`` hands of whole games as ``check_compiled`` makes them (untimed), and
+    the core run once on the first (the first call loads the compiled code): ``(hands, [(packed
+    hands, rulesets) per partition])``."""
+    from spadework.analysis.engine import compiled, engines
+    from spadework.analysis.engine.storage import pack_table
+
+    total = con.execute("SELECT count(*) FROM hand_records").fetchall()[0][0]
+    parts = max(1, -(-total // engines.PART_HANDS))
+    packed = []
+    for k in range(parts):
+        table = con.sql(f"SELECT * FROM hand_records WHERE hash(game_id) % {parts} = {k}").to_arrow_table()
+        p = pack_table(table)
+        packed.append((p.hands, p.rulesets))
+        del table
+    compiled.check_packed(*packed[0])
+    return total, packed
+
+
 CORE_PASSES = 3
 """Timed passes of the ``core`` stage over the same packed hands, in one process; the stage's
 seconds are their median.  A pass takes about a second at 1M hands, and on a shared 2-core
@@ -291,19 +311,10 @@ def _stage_core(args: dict[str, Any]) -> dict[str, Any]:
     """The compiled core alone, like OpenSpiel's ``deserialize_state`` on its strings: the hands are
     read and packed first (untimed), then every game is replayed, scored and checked in memory,
     :data:`CORE_PASSES` times (seconds: the median pass; every pass in ``passes``)."""
-    from spadework.analysis.engine import compiled, engines
-    from spadework.analysis.engine.storage import pack_table
+    from spadework.analysis.engine import compiled
 
     con = _connect(args, args["db"])
-    total = con.execute("SELECT count(*) FROM hand_records").fetchall()[0][0]
-    parts = max(1, -(-total // engines.PART_HANDS))
-    packed = []
-    for k in range(parts):
-        table = con.sql(f"SELECT * FROM hand_records WHERE hash(game_id) % {parts} = {k}").to_arrow_table()
-        p = pack_table(table)
-        packed.append((p.hands, p.rulesets))
-        del table
-    compiled.check_packed(*packed[0])  # not timed: the first call loads the compiled code
+    total, packed = _packed_parts(con)
     passes = []
     for _ in range(CORE_PASSES):
         t0 = time.perf_counter()
@@ -340,21 +351,12 @@ def _stage_scaling(args: dict[str, Any]) -> dict[str, Any]:
     import numba
 
     from spadework.analysis.engine import compiled, engines
-    from spadework.analysis.engine.storage import pack_table
 
     low, top = int(args["low"]), int(args["top"])
     cpus = sorted(os.sched_getaffinity(0))
     con = _connect({**args, "threads": top}, args["db"])
     if args["kind"] == "core":
-        total = con.execute("SELECT count(*) FROM hand_records").fetchall()[0][0]
-        parts = max(1, -(-total // engines.PART_HANDS))
-        packed = []
-        for k in range(parts):
-            table = con.sql(f"SELECT * FROM hand_records WHERE hash(game_id) % {parts} = {k}").to_arrow_table()
-            p = pack_table(table)
-            packed.append((p.hands, p.rulesets))
-            del table
-        compiled.check_packed(*packed[0])
+        total, packed = _packed_parts(con)
 
         def one_pass() -> int:
             for hands, rulesets in packed:
