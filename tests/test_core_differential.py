@@ -334,9 +334,9 @@ def test_random_records(records):
 @pytest.mark.parametrize("with_deal", [True, False], ids=["dealt", "no_deal"])
 def test_cards_outside_the_deck_that_the_seat_holds(with_deal):
     """A card outside the deck, played by a seat that holds it (dealt to it, or with no deal
-    recorded, played by it first), in a complete trick led in turn: leading it, following with it
-    and trumping with it.  The core's common-trick path must not take such a trick (DEAL_INVALID
-    without a deal, no renege or lead finding on that card, spades maybe broken)."""
+    recorded, played by it first), leading a trick or played later in it.  The core's
+    common-trick path must not take such a trick (DEAL_INVALID without a deal, no renege or lead
+    finding on that card, spades maybe broken)."""
     recs: list[HandRecord] = []
     for name in (*PRESETS, "custom_joker_deck"):
         deck = set(get_ruleset(_rules(name)).deck.cards)
