@@ -331,7 +331,10 @@ SCALING_PAIRS = 5
 
 def _pin(n: int, cpus: list[int]) -> None:
     """Every thread of this process (DuckDB's, numba's, ours) on the first ``n`` of ``cpus``;
-    threads started later inherit it from the thread that starts them."""
+    threads started later inherit it from the thread that starts them.  Linux only (elsewhere
+    nothing is pinned, as in the 1-thread stages)."""
+    if not hasattr(os, "sched_setaffinity") or not os.path.isdir("/proc/self/task"):
+        return
     mask = set(cpus[:n])
     for tid in os.listdir("/proc/self/task"):
         try:
@@ -353,7 +356,7 @@ def _stage_scaling(args: dict[str, Any]) -> dict[str, Any]:
     from spadework.analysis.engine import compiled, engines
 
     low, top = int(args["low"]), int(args["top"])
-    cpus = sorted(os.sched_getaffinity(0))
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else list(range(os.cpu_count() or 1))
     con = _connect({**args, "threads": top}, args["db"])
     if args["kind"] == "core":
         total, packed = _packed_parts(con)
