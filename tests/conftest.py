@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# The CLI tests compare what commands print.  A CI system's terminal settings (FORCE_COLOR and the
+# like, read by rich when the CLI's consoles are made at import) would switch progress bars and
+# colour on and make that output differ run to run; the tests run as in a plain pipe.
+for _name in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "CLICOLOR_FORCE", "PY_COLORS"):
+    os.environ.pop(_name, None)
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -21,8 +28,6 @@ def corpus() -> Path:
 def pytest_configure(config):
     """Build the sample season's database (data/sample/season.duckdb) once, before collection,
     so the notebook and personality tests run against it."""
-    import os
-
     if "SPADEWORK_SAMPLE_DB" in os.environ:
         return
     from spadework.analysis.sample import build_sample_db
