@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.text import Text
 
 from spadework.parsers.scoresheet import protect_cell
 
@@ -105,6 +106,10 @@ def _game_line(game_id: str, rules: str | None, hands: int, ns: int | None, ew: 
     return f"game {game_id} ({rules or 'standard'}, {hands} hand{'s' if hands != 1 else ''}): {result}, {state}"
 
 
+PRINT_BLOCK_LINES = 4096
+"""Lines :func:`print_validation` hands to rich at a time."""
+
+
 def print_validation(con, console: Console, limit: int = 0, in_memory: bool = False) -> None:
     """Print each game that has findings, then its findings one sentence a line, then a summary.
 
@@ -123,18 +128,29 @@ def print_validation(con, console: Console, limit: int = 0, in_memory: bool = Fa
     for game_id, message, code in findings:
         by_game.setdefault(game_id, []).append((message, code))
     clean = 0
+    # The lines go out a block at a time, as one rich Text each (game lines in bold): one print per
+    # line cost about 50 microseconds, a third of validate's time on a log with a fault in one hand
+    # of twenty.  Text is printed as it is written (no markup, no emoji codes).
+    block, lines = Text(), 0
     for game_id, rules, hands, ns, ew, winner, n in games:
         if not n:
             clean += 1
             continue
-        console.print(_game_line(game_id, rules, hands, ns, ew, winner), markup=False, style="bold")
+        block.append(_game_line(game_id, rules, hands, ns, ew, winner) + "\n", style="bold")
         items = by_game.get(game_id, [])
         shown = items if not limit else items[:limit]
-        for message, code in shown:
-            console.print(f"  {message}  [{code}]", markup=False)
+        block.append("".join(f"  {message}  [{code}]\n" for message, code in shown))
         if len(items) > len(shown):
             where = "--json or --limit 0 shows them" if in_memory else "see the violations table"
-            console.print(f"  ... and {len(items) - len(shown)} more ({where})")
+            block.append(f"  ... and {len(items) - len(shown)} more ({where})\n")
+        lines += 1 + len(shown)
+        if lines >= PRINT_BLOCK_LINES:
+            block.right_crop(1)  # the last newline: print ends the line
+            console.print(block)
+            block, lines = Text(), 0
+    if lines:
+        block.right_crop(1)
+        console.print(block)
     total = len(findings)
     dirty = len(games) - clean
     console.print(

@@ -25,6 +25,43 @@ def test_validate_sample_data_reports_the_two_planted_faults():
     assert "Checked 6 games: 5 clean, 1 with findings (2 findings)" in r.output
 
 
+def test_validate_prints_every_finding_and_limit_cuts_each_game(monkeypatch):
+    """Findings go out a block of lines at a time: any block size prints the same text, and
+    ``--limit N`` keeps each game's first N findings and says how many more there are."""
+    from spadework.analysis import present
+
+    full = run("validate", DATA / "sample")
+    assert full.exit_code == 1
+    monkeypatch.setattr(present, "PRINT_BLOCK_LINES", 1)
+    assert run("validate", DATA / "sample").output == full.output
+    monkeypatch.setattr(present, "PRINT_BLOCK_LINES", 3)
+    assert run("validate", DATA / "sample").output == full.output
+    games: list[list[str]] = []  # each game with findings: its line, then its findings
+    for text in full.output.splitlines():
+        if text.startswith("game "):
+            games.append([text])
+        elif text.startswith("  ") and games:
+            games[-1].append(text)
+    assert len(games) == 23 and max(len(g) for g in games) > 2
+    expected = []
+    for head, *found in games:
+        expected += [head, *found[:1]]
+        if len(found) > 1:
+            expected.append(f"  ... and {len(found) - 1} more (--json or --limit 0 shows them)")
+    limited = run("validate", DATA / "sample", "--limit", "1")
+    assert [t for t in limited.output.splitlines() if t.startswith(("game ", "  "))] == expected
+
+
+def test_finding_text_is_printed_as_written(tmp_path):
+    """A player's name is text, never markup or an emoji code."""
+    game = [t for t in (DATA / "sample" / "season.jsonl").read_text().splitlines() if '"club-2026-01-03-t1-r1"' in t]
+    p = tmp_path / "game.jsonl"
+    p.write_text("\n".join(game).replace('"gus"', '":smile: [bold]x[/]"') + "\n")
+    r = run("validate", p)
+    assert r.exit_code == 1
+    assert "hand 1, trick 8: E (:smile: [bold]x[/]) reneged, playing 4D on a spade lead" in r.output
+
+
 def test_validate_json(tmp_path):
     r = run("validate", DATA / "club_night.spn", "--json")
     assert r.exit_code == 1
