@@ -637,10 +637,7 @@ def log_files(
 
     Inside folders, the simulator's sidecars are passed over, and files in no known format are
     listed in ``summary.skipped`` (quietly for docs and notebooks); a file named explicitly always
-    comes out (an unknown format then gives a ``load_errors`` row).  A file that cannot be read to
-    tell its format comes out with format ``None`` (its loader gives the ``load_errors`` row), unless
-    it was found in a folder and is gone by then (a database's journal beside the logs): it is
-    passed over.  Shared by every loader.
+    comes out (an unknown format then gives a ``load_errors`` row).  Shared by every loader.
     """
     explicit = {display_name(p) for p in paths}
     for path in files:
@@ -651,12 +648,6 @@ def log_files(
         if file_fmt is None:
             try:
                 file_fmt = formats.detect(path)
-            except OSError:
-                if source not in explicit and not path.exists():  # gone since the folder was listed
-                    if bar:  # (a database's journal beside the logs, a file moved away)
-                        bar.advance_file(source)
-                    continue
-                file_fmt = None  # cannot be read: formats.load gives its load_errors row (line 0, the reason)
             except formats.UnknownFormat:
                 if source not in explicit:
                     if path.suffix.lower() not in QUIET_SKIP:

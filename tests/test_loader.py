@@ -142,36 +142,6 @@ def test_folder_load_skips_unknown_files_but_reports_named_ones(tmp_path):
     assert "not a log format spadework reads" in con.execute("SELECT message FROM load_errors").fetchone()[0]
 
 
-@pytest.mark.parametrize("engine", ["reference", "compiled"])
-def test_a_folder_file_gone_or_unreadable_before_it_is_read(tmp_path, monkeypatch, engine):
-    """A file listed in a folder that is gone when its format is read (a database's journal beside
-    the logs) is passed over; one that is there but cannot be read gets its load_errors row (line 0,
-    the reason).  Neither stops the other files from loading."""
-    from spadework.analysis.engine import engines
-    from spadework.parsers import formats
-
-    write(tmp_path / "a.jsonl", line(hand=1))
-    (tmp_path / "b.duckdb.wal").write_bytes(b"\x00\x01journal")
-    (tmp_path / "c.log").write_bytes(b"whatever")
-    write(tmp_path / "d.jsonl", line(game_id="other"))
-    real_detect = formats.detect
-
-    def detect(path):
-        if path.name == "b.duckdb.wal":
-            path.unlink()  # the journal goes away between listing the folder and reading it
-        if path.name == "c.log":
-            raise PermissionError(13, "Permission denied", str(path))
-        return real_detect(path)
-
-    monkeypatch.setattr(formats, "detect", detect)
-    con = db.connect()
-    s = engines.get_engine(engine).load(con, [tmp_path])
-    assert (s.hands, s.errors, s.skipped) == (2, 1, [])
-    assert con.execute("SELECT source_file, source_line, message FROM load_errors").fetchall() == [
-        (str(tmp_path / "c.log"), 0, "[Errno 13] Permission denied: " + repr(str(tmp_path / "c.log")))
-    ]
-
-
 def test_empty_file_and_missing_path(tmp_path):
     (tmp_path / "empty.jsonl").write_text("")
     con = db.connect()
