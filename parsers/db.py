@@ -635,8 +635,9 @@ def log_files(
 ) -> Iterator[tuple[Path, str, str | None]]:
     """The log files among ``files`` (found under ``paths``), each with its ``source_file`` name and format.
 
-    Inside folders, the simulator's sidecars are passed over, and files in no known format are
-    listed in ``summary.skipped`` (quietly for docs and notebooks); a file named explicitly always
+    Inside folders, the simulator's sidecars and files with an extension of :data:`QUIET_SKIP` (docs,
+    notebooks, databases) are passed over unread, and files in no known format are listed in
+    ``summary.skipped``; a file named explicitly always
     comes out (an unknown format then gives a ``load_errors`` row).  Shared by every loader.
     """
     explicit = {display_name(p) for p in paths}
@@ -644,6 +645,10 @@ def log_files(
         source = display_name(path)
         if source not in explicit and path.name.endswith(SIDECAR_SUFFIX):
             continue  # the simulator's list of planted faults beside a log, not a log
+        if source not in explicit and path.suffix.lower() in QUIET_SKIP:
+            if bar:  # docs, notebooks, databases beside the logs: not read at all
+                bar.advance_file(source)
+            continue
         file_fmt = fmt
         if file_fmt is None:
             try:

@@ -58,7 +58,12 @@ def module(fmt: str) -> ModuleType:
 
 
 def sniff(head: bytes) -> str | None:
-    """Guess a format from the first bytes of a file's content, or ``None``."""
+    """Guess a format from the first bytes of a file's content, or ``None``.
+
+    Content with a NUL byte is binary (a database, an archive), never a text log: a DuckDB file
+    starts with a checksum whose first byte is ``[``, ``{``, ``%`` or ``;`` about one time in 60."""
+    if b"\x00" in head:
+        return None
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if not text:
         return None

@@ -142,6 +142,55 @@ def test_folder_load_skips_unknown_files_but_reports_named_ones(tmp_path):
     assert "not a log format spadework reads" in con.execute("SELECT message FROM load_errors").fetchone()[0]
 
 
+@pytest.mark.parametrize("first", [b";", b"[", b"{", b"%"])
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_a_database_beside_the_logs_is_never_read_as_a_log(tmp_path, engine, first):
+    """A DuckDB file starts with a random checksum; one starting with a byte that begins an SPN or
+    JSON Lines file was read as a log and its "records" rejected (exit 2 on ``data/sample`` once in
+    about 60 builds of its database).  In a folder, databases and their journals are passed over
+    unread, and no binary content is taken for a text log whatever its name."""
+    import duckdb
+
+    from spadework.analysis.engine import engines
+    from spadework.parsers import formats
+
+    write(tmp_path / "a.jsonl", line(hand=1))
+    dbfile = tmp_path / "season.duckdb"
+    made = duckdb.connect(str(dbfile))
+    made.execute("CREATE TABLE t AS SELECT 1 AS x")
+    made.close()
+    with open(dbfile, "r+b") as f:
+        f.write(first)
+    blob = tmp_path / "blob.bin"
+    blob.write_bytes(first + b"\x00\x01\x02" * 100 + b"\n[Event x]\n")
+    assert formats.sniff(dbfile.read_bytes()[:65536]) is None and formats.sniff(blob.read_bytes()) is None
+    con = db.connect()
+    s = engines.get_engine(engine).load(con, [tmp_path])
+    assert (s.hands, s.errors, [f.source_file for f in s.files]) == (1, 0, [str(tmp_path / "a.jsonl")])
+    assert s.skipped == [str(tmp_path / "blob.bin")]  # not a log format: said, not read as one
+
+
+def test_walk_passes_over_a_folder_gone_while_it_is_listed(tmp_path, monkeypatch):
+    """A subfolder that is gone by the time it is listed (a database's temporary folder beside the
+    logs) no longer fails the whole walk; the other files still come out, sorted."""
+    import os
+
+    from spadework.parsers.io import walk
+
+    for rel in ("a/1.jsonl", "gone/2.jsonl", "b/3.jsonl", "4.jsonl"):
+        (tmp_path / rel).parent.mkdir(exist_ok=True)
+        write(tmp_path / rel, line(hand=1))
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        if os.path.basename(os.fspath(path)) == "gone":
+            raise FileNotFoundError(2, "No such file or directory", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    assert list(walk([tmp_path])) == [tmp_path / "4.jsonl", tmp_path / "a" / "1.jsonl", tmp_path / "b" / "3.jsonl"]
+
+
 def test_empty_file_and_missing_path(tmp_path):
     (tmp_path / "empty.jsonl").write_text("")
     con = db.connect()
