@@ -266,6 +266,17 @@ def file_identity(path: str | os.PathLike[str]) -> tuple[int, int] | str:
     return os.path.realpath(path)
 
 
+def _files_under(folder: Path) -> list[Path]:
+    """The files under ``folder``, sorted, hidden ones (a part starting with ``.``) left out, links to
+    folders not followed.  A subfolder that cannot be listed, or is gone by the time it is listed
+    (a database's temporary folder beside the logs), is passed over instead of failing the walk."""
+    found = []
+    for top, dirs, names in os.walk(folder, followlinks=False):  # listing errors are ignored
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        found.extend(Path(top) / n for n in names if not n.startswith("."))
+    return sorted(p for p in found if p.is_file())
+
+
 def walk(paths: list[str | os.PathLike[str]]) -> Iterator[Path]:
     """Every file under the given files and folders, folders recursively, in sorted order, each once.
 
@@ -286,9 +297,8 @@ def walk(paths: list[str | os.PathLike[str]]) -> Iterator[Path]:
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            for sub in sorted(path.rglob("*")):
-                rel = sub.relative_to(path)
-                if sub.is_file() and not any(part.startswith(".") for part in rel.parts) and first_time(sub):
+            for sub in _files_under(path):
+                if first_time(sub):
                     yield sub
         elif path.exists():
             if first_time(path):
