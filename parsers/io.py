@@ -248,10 +248,18 @@ def raw_text(raw: bytes) -> str:
 def display_name(path: str | os.PathLike[str]) -> str:
     """The name a file is recorded under (``source_file``): its path relative to the working
     directory when it is below it, else its absolute path; so ``g.jsonl``, ``./g.jsonl`` and
-    ``/abs/path/g.jsonl`` name the same file and reloading it replaces its hands."""
+    ``/abs/path/g.jsonl`` name the same file and reloading it replaces its hands.
+
+    The name is text a database can store: bytes of a file name that are not UTF-8 (which Python
+    keeps as lone surrogates) are recorded as U+FFFD.  When the working directory is gone, the
+    absolute path."""
     full = os.path.abspath(os.fspath(path))
-    rel = os.path.relpath(full)
-    return full if rel.startswith("..") else rel
+    try:
+        rel = os.path.relpath(full)
+    except OSError:  # the working directory was removed
+        rel = full
+    name = full if rel.startswith("..") else rel
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def file_identity(path: str | os.PathLike[str]) -> tuple[int, int] | str:

@@ -191,6 +191,39 @@ def test_walk_passes_over_a_folder_gone_while_it_is_listed(tmp_path, monkeypatch
     assert list(walk([tmp_path])) == [tmp_path / "4.jsonl", tmp_path / "a" / "1.jsonl", tmp_path / "b" / "3.jsonl"]
 
 
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_a_file_name_that_is_not_utf8_is_recorded_with_replacement_characters(tmp_path, engine):
+    """A log whose file name has bytes that are not UTF-8 loads (the whole load failed with an
+    encoding error); its source_file shows U+FFFD for those bytes."""
+    import os
+
+    from spadework.analysis.engine import engines
+
+    write(tmp_path / "a.jsonl", line(hand=1))
+    odd = os.path.join(os.fsencode(tmp_path), b"s\xff\xfe.jsonl")
+    with open(odd, "wb") as f:
+        f.write((line(game_id="other") + "\n").encode())
+    con = db.connect()
+    s = engines.get_engine(engine).load(con, [tmp_path])
+    assert (s.hands, s.errors) == (2, 0)
+    assert sorted(r[0] for r in con.execute("SELECT DISTINCT source_file FROM hands").fetchall()) == [
+        str(tmp_path / "a.jsonl"), str(tmp_path / "s\ufffd\ufffd.jsonl")
+    ]
+
+
+def test_display_name_when_the_working_directory_is_gone(tmp_path, monkeypatch):
+    from spadework.parsers.io import display_name
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    assert display_name(tmp_path / "a.jsonl") == str(tmp_path / "a.jsonl")
+    assert display_name(gone / "b.jsonl") == "b.jsonl"
+    gone.rmdir()
+    assert display_name(tmp_path / "a.jsonl") == str(tmp_path / "a.jsonl")
+    assert display_name(gone / "b.jsonl") == str(gone / "b.jsonl")
+
+
 def test_empty_file_and_missing_path(tmp_path):
     (tmp_path / "empty.jsonl").write_text("")
     con = db.connect()
