@@ -833,3 +833,20 @@ def test_lines_ending_in_a_lone_carriage_return_read_as_any_other(tmp_path, monk
     assert sa.hands == sb.hands > 0 and sa.errors == sb.errors == (1 if fmt == "jsonl" else 0)
     for t in LOADED + DERIVED:
         assert _rows(a, t) == _rows(b, t), t
+
+
+def test_with_numba_compiling_switched_off_auto_takes_the_reference(monkeypatch):
+    """NUMBA_DISABLE_JIT (a debugging switch) leaves the compiled engine unable to run: ``auto``
+    takes the reference whatever the size, and asking for the compiled engine is a clear error."""
+    from spadework.analysis.engine import engines
+
+    assert engines.get_engine("auto", size=engines.AUTO_COMPILED_BYTES) is engines.COMPILED
+    monkeypatch.setenv("NUMBA_DISABLE_JIT", "1")
+    assert engines.get_engine("auto", size=engines.AUTO_COMPILED_BYTES) is engines.REFERENCE
+    assert engines.get_engine("auto", hands=engines.AUTO_COMPILED_HANDS) is engines.REFERENCE
+    assert engines.get_engine("replay") is engines.REFERENCE
+    for name in ("compiled", "fast"):
+        with pytest.raises(ValueError, match="NUMBA_DISABLE_JIT"):
+            engines.get_engine(name)
+    monkeypatch.setenv("NUMBA_DISABLE_JIT", "0")
+    assert engines.get_engine("fast") is engines.COMPILED

@@ -183,19 +183,31 @@ NAMES = ("auto", "reference", "compiled", "replay", "fast")
 """Every name :func:`get_engine` takes."""
 
 
+def jit_disabled() -> bool:
+    """True when numba is told not to compile (``NUMBA_DISABLE_JIT``, a debugging switch): the
+    compiled engine cannot run, so ``auto`` takes the reference."""
+    return os.environ.get("NUMBA_DISABLE_JIT", "").strip() not in ("", "0")
+
+
 def get_engine(name: str = "auto", size: int | None = None, *, hands: int | None = None) -> Engine:
     """The engine called ``name`` (one of :data:`NAMES`).
 
     ``auto`` chooses by the work: the compiled engine for logs of :data:`AUTO_COMPILED_BYTES` or
     more (``size``: their bytes) or a database of :data:`AUTO_COMPILED_HANDS` hands or more
     (``hands``), the reference otherwise (where its start-up is shorter than the compiled
-    engine's).  Raises ``ValueError`` naming the engines for an unknown name.
+    engine's), and the reference whenever :func:`jit_disabled`.  Raises ``ValueError`` naming the
+    engines for an unknown name, or for the compiled engine when numba's compiler is switched off.
     """
     key = ALIASES.get(name, name)
+    if key == COMPILED.name and jit_disabled():
+        raise ValueError(f"engine {name!r} needs numba's compiler, which NUMBA_DISABLE_JIT turns off: "
+                         "use --engine reference, or unset NUMBA_DISABLE_JIT")  # fmt: skip
     if key in ENGINES:
         return ENGINES[key]
     if key != "auto":
         raise ValueError(f"unknown engine {name!r}: choose one of {', '.join(NAMES)}")
+    if jit_disabled():
+        return REFERENCE
     if size is not None and size >= AUTO_COMPILED_BYTES:
         return COMPILED
     if hands is not None and hands >= AUTO_COMPILED_HANDS:
@@ -452,6 +464,7 @@ __all__ = [
     "ENGINES",
     "Engine",
     "MemoryLimitError",
+    "jit_disabled",
     "NAMES",
     "REFERENCE",
     "ReferenceEngine",
