@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import math
 import random
-import time
 
 import pytest
 
@@ -182,7 +181,6 @@ N_HANDS = 5000  # the issue asks for at least 2,000; this takes about 2 s
 
 
 def test_openspiel_agrees_on_random_hands():
-    t0 = time.perf_counter()
     stats = run(N_HANDS, seed=1)
     assert stats.hands == N_HANDS
     assert stats.tricks == 13 * N_HANDS
@@ -191,7 +189,6 @@ def test_openspiel_agrees_on_random_hands():
     # the differences we document do occur, so the comparison exercises them
     assert stats.legal_differs > 0
     assert stats.negative_sides > 0 and stats.bug_penalties > 0
-    assert time.perf_counter() - t0 < 60
 
 
 def test_openspiel_game_parameters_are_what_the_comparison_assumes():

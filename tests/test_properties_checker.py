@@ -9,7 +9,6 @@ by the other checker tests.
 from __future__ import annotations
 
 import random
-import time
 from dataclasses import replace
 
 import pytest
@@ -502,7 +501,6 @@ def test_ten_thousand_random_legal_hands_raise_no_finding():
     """The issue's "done when": 10,000 random legal hands (all presets, with and without a
     recorded deal) replay without a single finding."""
     rng = random.Random(20240601)
-    t0 = time.perf_counter()
     n = 0
     by_rules = {name: get_ruleset(name) for name in PRESET_NAMES}
     for i in range(10_000):
@@ -513,25 +511,22 @@ def test_ten_thousand_random_legal_hands_raise_no_finding():
         assert gc.findings == [], (i, [f.message for f in gc.findings])
         n += 1
     assert n == 10_000
-    assert time.perf_counter() - t0 < 120
 
 
 @pytest.mark.parametrize("name", PRESET_NAMES)
-def test_playstate_is_fast_enough_for_the_simulator(name):
-    """A full random hand through PlayState (legal_cards + play 52 times) stays well under a millisecond
-    on average; the bound is loose so slow CI machines pass."""
+def test_playstate_plays_random_deals_to_the_end(name):
+    """300 random deals through PlayState, each seat playing a legal card (legal_cards + play 52
+    times): 13 tricks taken and no finding.  (How fast it is, is the benchmark's business, not a
+    test's.)"""
     rs = get_ruleset(name)
     rng = random.Random(7)
     deals = [deal_cards(rng, rs) for _ in range(300)]
-    t0 = time.perf_counter()
     for deal in deals:
         st_ = PlayState.start(deal, Seat.E, rs)
         while not st_.is_over:
             legal = st_.legal_cards()
             st_.play(legal[len(legal) // 2])
         assert sum(st_.taken) == 13 and not st_.findings
-    per_hand = (time.perf_counter() - t0) / len(deals)
-    assert per_hand < 0.005
 
 
 @pytest.mark.parametrize("rules", [{"preset": "standard"}, {"preset": "standard", "first_lead": "two_of_clubs"}])
