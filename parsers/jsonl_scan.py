@@ -46,8 +46,16 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
+from spadework.parsers import cards as _cards
+from spadework.parsers import encoding as _encoding
+from spadework.parsers import numba_views as _views
+from spadework.parsers import seats as _seats
 from spadework.parsers.encoding import CARD_ID, NO_CARD
+from spadework.parsers.numba_cache import depends
 from spadework.parsers.numba_views import unmanaged as _unmanaged
+
+# the reader compiles in card codes: numba's cache of this module is keyed on their modules too
+depends(__file__, _encoding, _cards, _seats, _views)
 
 MAX_BIDS = 8
 MAX_DEALT = 16

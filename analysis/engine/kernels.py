@@ -35,6 +35,8 @@ import numpy as np
 from numba import njit
 
 from spadework.analysis.engine import findings as _F
+from spadework.analysis.engine import packed as _packed
+from spadework.analysis.engine import rules as _rules
 from spadework.analysis.engine.packed import (
     BLIND_NIL_ALWAYS,
     BLIND_NIL_NEVER,
@@ -44,8 +46,17 @@ from spadework.analysis.engine.packed import (
     NOT_RECORDED,
     O,
 )
+from spadework.parsers import cards as _cards
+from spadework.parsers import encoding as _encoding
+from spadework.parsers import numba_views as _views
+from spadework.parsers import seats as _seats
 from spadework.parsers.encoding import CARD_ID, NO_CARD, NO_SEAT
+from spadework.parsers.numba_cache import depends
 from spadework.parsers.numba_views import unmanaged as _unmanaged
+
+# The kernels compile in values of these modules (finding codes, option and card codes): numba's
+# cache of this module is keyed on their source too, so editing one compiles the kernels again.
+depends(__file__, _F, _packed, _rules, _encoding, _cards, _seats, _views)
 
 # --- finding codes as ids (named checks) -----------------------------------------------------------
 

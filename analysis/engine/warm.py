@@ -7,8 +7,9 @@ keeps the machine code on disk (``cache=True``), so every later process loads it
 hundredths of a second.  Where that cache lives: beside each module, in its ``__pycache__``
 folder (numba's in-tree cache; files ``*.nbi`` and ``*.nbc``), or under ``NUMBA_CACHE_DIR`` when
 that is set.  numba keys each entry on the module's source text, numba's version, the Python
-version and the CPU, and compiles again whenever one of them differs, so a stale cache is never
-used.
+version and the CPU, and compiles again whenever one of them differs.  The values the kernels
+compile in from other modules (finding, card and option codes) are part of the key too
+(:mod:`spadework.parsers.numba_cache`), so a stale cache is never used.
 
 :func:`warm` runs every compiled step of ``validate`` and ``check`` once on a tiny simulated
 season, so the cache then holds each function with exactly the argument types the real work
