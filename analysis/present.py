@@ -132,6 +132,11 @@ def print_validation(con, console: Console, limit: int = 0, in_memory: bool = Fa
     # line cost about 50 microseconds, a third of validate's time on a log with a fault in one hand
     # of twenty.  Text is printed as it is written (no markup, no emoji codes).
     block, lines = Text(), 0
+
+    def flush() -> None:
+        block.right_crop(1)  # the last newline: print ends the line
+        console.print(block)
+
     for game_id, rules, hands, ns, ew, winner, n in games:
         if not n:
             clean += 1
@@ -145,12 +150,10 @@ def print_validation(con, console: Console, limit: int = 0, in_memory: bool = Fa
             block.append(f"  ... and {len(items) - len(shown)} more ({where})\n")
         lines += 1 + len(shown)
         if lines >= PRINT_BLOCK_LINES:
-            block.right_crop(1)  # the last newline: print ends the line
-            console.print(block)
+            flush()
             block, lines = Text(), 0
     if lines:
-        block.right_crop(1)
-        console.print(block)
+        flush()
     total = len(findings)
     dirty = len(games) - clean
     console.print(

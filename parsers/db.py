@@ -637,16 +637,14 @@ def log_files(
 
     Inside folders, the simulator's sidecars and files with an extension of :data:`QUIET_SKIP` (docs,
     notebooks, databases) are passed over unread, and files in no known format are listed in
-    ``summary.skipped``; a file named explicitly always
-    comes out (an unknown format then gives a ``load_errors`` row).  Shared by every loader.
+    ``summary.skipped``; a file named explicitly always comes out (an unknown format then gives a
+    ``load_errors`` row).  Shared by every loader.
     """
     explicit = {display_name(p) for p in paths}
     for path in files:
         source = display_name(path)
-        if source not in explicit and path.name.endswith(SIDECAR_SUFFIX):
-            continue  # the simulator's list of planted faults beside a log, not a log
-        if source not in explicit and path.suffix.lower() in QUIET_SKIP:
-            if bar:  # docs, notebooks, databases beside the logs: not read at all
+        if source not in explicit and (path.name.endswith(SIDECAR_SUFFIX) or path.suffix.lower() in QUIET_SKIP):
+            if bar:  # beside the logs, not logs (the simulator's planted faults, docs, databases): not read
                 bar.advance_file(source)
             continue
         file_fmt = fmt
@@ -655,8 +653,7 @@ def log_files(
                 file_fmt = formats.detect(path)
             except formats.UnknownFormat:
                 if source not in explicit:
-                    if path.suffix.lower() not in QUIET_SKIP:
-                        summary.skipped.append(source)
+                    summary.skipped.append(source)
                     if bar:
                         bar.advance_file(source)
                     continue

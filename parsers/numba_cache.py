@@ -53,7 +53,7 @@ def dependency_stamp(module_file: str) -> tuple[bytes, ...]:
     return tuple(out)
 
 
-_INSTALLED: list[bool] = []
+_installed = False
 
 
 def _numba_name(module: ModuleType, name: str):
@@ -65,9 +65,10 @@ def _install() -> None:
     """Put locators that add :func:`dependency_stamp` to numba's own in front of numba's (for the
     modules :func:`depends` names only; every other function is cached as numba does).  Where this
     numba has no such hooks, numba's own key stays (the module's source alone)."""
-    if _INSTALLED:
+    global _installed
+    if _installed:
         return
-    _INSTALLED.append(True)
+    _installed = True
     from numba.core import caching
 
     impl = _numba_name(caching, "CacheImpl")
