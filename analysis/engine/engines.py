@@ -336,10 +336,14 @@ def _partition_filters(con, total: int, parts: int) -> list[str]:
         return hashed
     at = lo[free[picked]].tolist()
     bounds = [None, *at, None]
-    return [
-        "WHERE " + " AND ".join(c for c in (a is not None and f"rowid >= {a}", b is not None and f"rowid < {b}") if c)
-        for a, b in zip(bounds, bounds[1:])
-    ]
+    return [_where(a is not None and f"rowid >= {a}", b is not None and f"rowid < {b}") for a, b in zip(bounds, bounds[1:])]
+
+
+def _where(*conditions) -> str:
+    """A WHERE clause of the conditions given (false ones left out); "" when none is left, as for
+    one partition that holds every row (interleaved games no cut can separate)."""
+    kept = [c for c in conditions if c]
+    return "WHERE " + " AND ".join(kept) if kept else ""
 
 
 def check_compiled(
