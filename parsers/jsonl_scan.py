@@ -10,7 +10,8 @@ with its message).  The subset it reads (FORMATS.md section 1):
 - the known keys, each at most once, and ``x_*`` extension keys (each at most once, at most
   :data:`MAX_KEYS` of them, as for the keys of an object) whose values
   are strings without escapes, whole numbers of at most 15 digits, ``true``, ``false``, ``null``,
-  or flat arrays or objects of those: the Python loader stores ``orjson.dumps`` of the extensions,
+  or arrays and objects of those, nested at most :data:`MAX_DEPTH` deep, no key repeated within an
+  object: the Python loader stores ``orjson.dumps`` of the extensions,
   which the scanner writes beside the block (:attr:`Scan.xbuf`); any other key (the Python
   parser warns about it) goes to the Python parser; required ``game_id`` (non-empty), ``hand``
   (>= 1), ``players``, ``dealer``, ``bids``;
@@ -24,8 +25,8 @@ with its message).  The subset it reads (FORMATS.md section 1):
 - seats exactly ``N E S W``, sides ``NS EW``, cards canonical codes (``AS``, ``TD``, ``BJ``);
 - a bid a number or ``"nil"`` (any case), ``blind`` true or false; at most 8 bids, at most 16 cards dealt to a
   seat, at most 13 tricks of at most 4 cards (the Python parser's own limits on tricks);
-- ``rules`` a string, or a flat object whose values are strings, whole numbers of at most 15
-  digits, ``true``, ``false`` or ``null`` with no repeated key; the Python loader stores
+- ``rules`` a string, or an object of the same values as an extension's
+  (``{"preset": "standard", "extra_cards": ["BJ", "LJ"]}``); the Python loader stores
   ``orjson.dumps`` of the parsed object, which is its text without whitespace, so whitespace
   between its tokens is removed in the block's copy of a line read here (``json.dumps`` writes
   ``{"preset": "nyc", "bags_limit": 10}``);
@@ -63,6 +64,9 @@ MAX_TRICKS = 13
 MAX_KEYS = 64
 """Most keys of a ``rules`` object, of an extension's object, and extension keys of a line, that the
 scanner reads itself (it finds a repeated key by comparing with each one before)."""
+MAX_DEPTH = 16
+"""Deepest nesting of arrays and objects in a ``rules`` object or an extension's value that the
+scanner reads itself (orjson refuses to write more than 254 levels)."""
 MAX_DIGITS = 9
 """Longest whole number the scanner reads itself (10 digits may leave INTEGER range)."""
 
@@ -647,98 +651,146 @@ def _scalar(b, p, e):
 
 
 @_jit
-def _flat_array(b, p, e):
-    """At ``[``: an array of :func:`_scalar` values; the position after ``]`` or -1."""
-    p, done = _open(b, p, e, _LBRACKET, _RBRACKET)
-    while not done:
-        if p >= e:
-            return -1
-        p = _scalar(b, p, e)
-        if p < 0:
-            return -1
-        p, done = _sep(b, p, e, _RBRACKET)
-    return p
-
-
-@_jit
 def _ext_value(b, p, e, i, ints):
-    """The value of an ``x_*`` extension key when the scanner stores it itself: a :func:`_scalar`, or
-    a flat array or object of them (no float, escape or nesting: those are the Python parser's).
-    The position after it, or -1."""
+    """The value of an ``x_*`` extension key when the scanner stores it itself: a :func:`_scalar`,
+    or a :func:`_nested` array or object of them (no float or escape: those are the Python
+    parser's).  The position after it, or -1."""
     c = b[p]
-    if c == 123:
-        return _flat_object(b, p, e, i, ints, np.int64(_EXT_BIT))
-    if c == 91:
-        return _flat_array(b, p, e)
+    if c == 123 or c == 91:
+        return _nested(b, p, e, i, ints, np.int64(_EXT_BIT))
     return _scalar(b, p, e)
 
 
 @_jit
-def _flat_object(b, p, e, i, ints, bit):
-    """A ``rules`` object: flat, values strings / whole numbers of at most 15 digits / true / false
-    / null, keys distinct (orjson keeps the last of a repeated key: the text would differ).
-    Returns the position after ``}`` (marking whitespace between tokens as ``bit`` of
-    ``ints[i, I_ESCAPED]``) or -1.  Extension values are read the same way.
-    The text stored is orjson's, without whitespace: :func:`_copy_compact` removes it once the line
-    is known to be read here."""
-    if p >= e or b[p] != 123:
-        return -1
-    q = _ws(b, p + 1, e)
-    spaced = q != p + 1
-    p = q
-    if p < e and b[p] == 125:
-        if spaced:
-            ints[i, I_ESCAPED] |= 1 << bit
-        return p + 1
+def _nested(b, p, e, i, ints, bit):
+    """At ``{`` or ``[``: a ``rules`` object or an extension's array or object, as the scanner
+    stores it: :func:`_scalar` values, and arrays and objects of them at most :data:`MAX_DEPTH`
+    deep (``{"extra_cards": ["BJ", "LJ"], "blind_bids": {"min": 7}}``), with no key repeated within
+    an object (orjson keeps the last of a repeated key: the text would differ) and at most
+    :data:`MAX_KEYS` keys in one.  Returns the position after the closing bracket (marking
+    whitespace between tokens as ``bit`` of ``ints[i, I_ESCAPED]``) or -1.  The text stored is
+    orjson's, without whitespace: :func:`_copy_compact` removes it once the line is known to be
+    read here."""
     start = p
-    n = 0
+    depth = 0
+    objects = 0  # bit d: the container open at depth d is an object
+    spaced = False
     while True:
-        n += 1
-        if n > MAX_KEYS:
-            return -1  # the repeated-key search is quadratic: a huge object is the Python parser's
-        q = _string(b, p, e)
-        if q < 0:
-            return -1
-        ks, ke = p + 1, q - 1
-        # a repeated key: compare with every key before (those pairs are known to be well formed)
-        r = start
-        while r < p:
-            q2 = _string(b, r, e)
-            if q2 - 2 - r == ke - ks and _same(b, r + 1, b, ks, ke - ks):
+        # a value at p (p < e)
+        c = b[p]
+        if c == 123 or c == 91:
+            depth += 1
+            if depth > MAX_DEPTH:
                 return -1
-            r = _ws(b, _ws(b, q2, e) + 1, e)  # past the colon: the value
-            if b[r] == 34:
-                r = _string(b, r, e)
+            if c == 123:
+                objects |= 1 << depth
             else:
-                while b[r] != 44 and b[r] != 32 and b[r] != 9 and b[r] != 13:
-                    r += 1
-            r = _ws(b, _ws(b, r, e) + 1, e)  # past the comma: the next key
-        q2 = _ws(b, q, e)
-        spaced |= q2 != q
-        if q2 >= e or b[q2] != 58:
-            return -1
-        p = _ws(b, q2 + 1, e)
-        spaced |= p != q2 + 1
-        if p >= e:
-            return -1
-        p = _scalar(b, p, e)
-        if p < 0 or p >= e:
-            return -1
-        q2 = _ws(b, p, e)
-        spaced |= q2 != p
-        p = q2
-        if p >= e:
-            return -1
-        if b[p] == 44:
-            q2 = _ws(b, p + 1, e)
-            spaced |= q2 != p + 1
-            p = q2
-            continue
-        if b[p] == 125:
-            if spaced:
-                ints[i, I_ESCAPED] |= 1 << bit
-            return p + 1
+                objects &= ~(1 << depth)
+            q = _ws(b, p + 1, e)
+            spaced |= q != p + 1
+            p = q
+            if p >= e:
+                return -1
+            if b[p] != c + 2:  # not empty (} is { + 2, ] is [ + 2)
+                if c == 123:
+                    p, sp = _member(b, p, e)
+                    if p < 0:
+                        return -1
+                    spaced |= sp
+                continue
+            p += 1
+            depth -= 1
+        else:
+            p = _scalar(b, p, e)
+            if p < 0:
+                return -1
+        # after a value: a comma and the next value, or closing brackets
+        while depth > 0:
+            q = _ws(b, p, e)
+            spaced |= q != p
+            p = q
+            if p >= e:
+                return -1
+            if b[p] == 44:
+                q = _ws(b, p + 1, e)
+                spaced |= q != p + 1
+                p = q
+                if p >= e:
+                    return -1
+                if (objects >> depth) & 1:
+                    p, sp = _member(b, p, e)
+                    if p < 0:
+                        return -1
+                    spaced |= sp
+                break
+            if b[p] != (125 if (objects >> depth) & 1 else 93):
+                return -1
+            p += 1
+            depth -= 1
+        if depth == 0:
+            break
+    if not _distinct_keys(b, start, p):
         return -1
+    if spaced:
+        ints[i, I_ESCAPED] |= 1 << bit
+    return p
+
+
+@_jit
+def _member(b, p, e):
+    """At an object's key: (the position of its value, True when spaces were around the colon),
+    or (-1, False)."""
+    q = _string(b, p, e)
+    if q < 0:
+        return -1, False
+    r = _ws(b, q, e)
+    if r >= e or b[r] != 58:
+        return -1, False
+    v = _ws(b, r + 1, e)
+    if v >= e:
+        return -1, False
+    return v, r != q or v != r + 1
+
+
+@_jit
+def _distinct_keys(b, p, end):
+    """Every object in ``b[p:end]`` (well formed, strings without escapes) has distinct keys, at
+    most :data:`MAX_KEYS` of them (the search is quadratic)."""
+    r = p
+    while r < end:
+        c = b[r]
+        if c == 34:
+            r = _string(b, r, end)
+            continue
+        if c == 123:
+            first = _ws(b, r + 1, end)
+            k = first if b[first] == 34 else -1
+            n = 0
+            while k >= 0:
+                n += 1
+                if n > MAX_KEYS:
+                    return False
+                kend = _string(b, k, end)
+                r2 = first
+                while r2 < k:
+                    q2 = _string(b, r2, end)
+                    if q2 - r2 == kend - k and _same(b, r2 + 1, b, k + 1, kend - k - 2):
+                        return False
+                    r2 = _next_member(b, q2, end)
+                k = _next_member(b, kend, end)
+        r += 1
+    return True
+
+
+@_jit
+def _next_member(b, q, end):
+    """From the end of a key (well formed): the position of the next key of the same object, or -1
+    at the object's end."""
+    v = _ws(b, _ws(b, q, end) + 1, end)  # past the colon
+    r = _ws(b, _skip_value(b, v, end), end)
+    if b[r] == 44:
+        return _ws(b, r + 1, end)
+    return -1
 
 
 @_jit
@@ -1071,7 +1123,7 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
                 p = _text(b, p, e, i, np.int64(F_RULES), strs, ints)
                 ints[i, I_RULES_KIND] = 1
             else:
-                q = _flat_object(b, p, e, i, ints, np.int64(_SPACED_BIT))
+                q = _nested(b, p, e, i, ints, np.int64(_SPACED_BIT)) if c == 123 else -1
                 if q < 0:
                     return False
                 strs[i, 2 * F_RULES] = p

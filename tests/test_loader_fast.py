@@ -308,19 +308,29 @@ def test_values_of_the_wrong_type_never_pass_by_cancelling_out(tmp_path, mode):
     assert stats["python_lines"] == (len(lines) if mode == "per file" else 0)  # (small: the file whole)
 
 
-def test_a_rules_object_written_by_json_dumps_is_read_by_compiled_code(tmp_path):
+def test_a_rules_object_written_by_json_dumps_is_read_by_compiled_code(tmp_path, mode):
     """json.dumps writes ``{"preset": "nyc", "bags_limit": 10}`` (spaces): every such line is read
     by the scanner, and stored as the Python loader stores it (orjson's text, no spaces)."""
     import json
 
     objs = _season_objs(2, seed=5)
-    rules = ({"preset": "standard", "bags_limit": 10}, {"preset": "nyc", "nil": True, "x_note": "a, b: c"})
-    lines = [json.dumps(dict(o, rules=rules[k % 2])).encode() for k, o in enumerate(objs)]
+    rules = (
+        {"preset": "standard", "bags_limit": 10},
+        {"preset": "nyc", "nil": True, "x_note": "a, b: c"},
+        # a custom deck and nested options (RULES.md section 2): arrays and objects in the object
+        {"preset": "standard", "removed_cards": ["2H", "2D"], "extra_cards": ["BJ", "LJ"], "first_lead": "two_of_clubs"},
+        {"preset": "standard", "blind_bids": {"min": 6, "behind": 100}, "blind_nil": {"behind": 100}, "x": [[], {}]},
+    )
+    lines = [json.dumps(dict(o, rules=rules[k % len(rules)])).encode() for k, o in enumerate(objs)]
+    lines += [orjson.dumps(dict(objs[0], rules=rules[2 + k % 2])) for k in range(2)]  # and without spaces
+    n_fast = len(lines)
+    lines.append(orjson.dumps(dict(objs[1], game_id="dup", rules=rules[3])).replace(b'"min":6', b'"min":6,"min":7'))
+    lines.append(orjson.dumps(dict(objs[1], game_id="list", rules=["standard"])))  # an error: the Python parser's
     path = tmp_path / "dumps.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
     _, fast, stats = assert_same_load([path])
-    assert stats["python_lines"] == 0 and stats["fast_lines"] == len(lines)
-    stored = {r[0] for r in fast.execute("SELECT DISTINCT rules FROM hands").fetchall()}
+    assert lines_read(stats, mode) == ((n_fast, 2) if mode == "per file" else (0, 0))
+    stored = {r[0] for r in fast.execute("SELECT DISTINCT rules FROM hands WHERE game_id <> 'dup'").fetchall()}
     assert stored == {orjson.dumps(r).decode() for r in rules}
 
 
@@ -353,10 +363,21 @@ def test_names_written_with_escapes_are_read_by_compiled_code(tmp_path, mode):
     assert set(texts) <= names
 
 
+def _deep(depth: int):
+    """Arrays and objects nested ``depth`` deep: ``[{"k": [{"k": 1}]}]`` for 4."""
+    v: object = 1
+    for d in range(depth):
+        v = [v] if d % 2 else {"k": v}
+    return v
+
+
 def test_extension_keys_are_read_by_compiled_code_and_stored_as_the_python_loader_does(tmp_path, mode):
-    """``x_*`` keys with plain values (strings, whole numbers, literals, flat arrays and objects)
-    anywhere in the line: read by the scanner, ``extras`` written as orjson writes them; floats,
-    nesting, escapes, a repeated extension key or an unknown key go to the Python parser."""
+    """``x_*`` keys with plain values (strings, whole numbers, literals, arrays and objects of them,
+    nested) anywhere in the line: read by the scanner, ``extras`` written as orjson writes them;
+    floats, escapes, nesting deeper than MAX_DEPTH, a repeated key (of the line's extensions or
+    within an object, at any depth) or an unknown key go to the Python parser."""
+    from spadework.parsers.jsonl_scan import MAX_DEPTH
+
     import json
 
     objs = _season_objs(2, seed=7)
@@ -364,6 +385,8 @@ def test_extension_keys_are_read_by_compiled_code_and_stored_as_the_python_loade
         {"x_src": "sim"},
         {"x_a": [1, "b", None, True, False, -3], "x_b": {"k": -5, "z": "q r, s: t"}, "x_c": None},
         {"x_": {}, "x_empty": [], "x_big": 10**15 - 1},
+        {"x_n": [[1], [], [[{}]]], "x_o": {"a": {"b": 1, "c": [2, {"a": 3}]}, "b": {"b": {}}}},
+        {"x_deep": _deep(MAX_DEPTH)},
     ]
     lines = []
     for k, o in enumerate(objs):
@@ -373,14 +396,17 @@ def test_extension_keys_are_read_by_compiled_code_and_stored_as_the_python_loade
     n_fast = len(lines)
     python = [
         dict(objs[0], x_f=1.5),
-        dict(objs[0], x_n=[[1]]),
+        dict(objs[0], x_n=[[1.5]]),
         dict(objs[0], x_s="caf\u00e9"),
-        dict(objs[0], x_o={"a": {"b": 1}}),
+        dict(objs[0], x_o={"a": {"b": "caf\u00e9"}}),
+        dict(objs[0], x_deep=_deep(MAX_DEPTH + 1)),
         dict(objs[0], other=1),  # an unknown key: a warning, the Python loader's
     ]
     lines += [json.dumps(dict(x, game_id=f"py-{k}")).encode() for k, x in enumerate(python)]
     lines.append(json.dumps(dict(objs[1], game_id="dup", x_a=1)).encode()[:-1] + b', "x_a": 2}')  # repeated
     lines.append(orjson.dumps(dict(objs[1], game_id="dupobj", x_o={"a": 1})).replace(b'{"a":1}', b'{"a":1,"a":2}'))
+    deep = orjson.dumps(dict(objs[1], game_id="dupdeep", x_o=[{"a": [{"k": 1, "j": {"b": 2}}]}]))
+    lines.append(deep.replace(b'{"b":2}', b'{"b":2,"c":[],"b":3}'))  # repeated two levels down
     path = tmp_path / "ext.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
     _, fast, stats = assert_same_load([path])
@@ -617,6 +643,35 @@ def test_load_random_records_as_the_python_loader(tmp_path, data):
         line = dumps_record(r).encode()
         lines.append(data.draw(st.sampled_from(_MUTATIONS))(line))
     path = tmp_path / "random.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    assert_same_load([path])
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**16), 10**16) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(st.characters(codec="utf-8"), max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text("abk\\\"é", max_size=2), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_nested_values_in_rules_and_extensions_as_the_python_loader(tmp_path, data):
+    """Any JSON in a ``rules`` object or an ``x_*`` value (nested arrays and objects, floats,
+    escapes, big numbers), written compact or spaced: the compiled path stores what the Python
+    loader stores, reading the line itself or handing it over."""
+    import json
+
+    base = _season_objs(1, seed=11)[:3]
+    lines = []
+    for o in base:
+        opts = data.draw(st.dictionaries(st.sampled_from(["x_a", "target", "extra_cards", "blind_bids"]), _JSON_VALUES, max_size=2))
+        ext = data.draw(st.dictionaries(st.sampled_from(["x_a", "x_b", "x_"]), _JSON_VALUES, max_size=2))
+        obj = dict(o, rules={"preset": "standard", **opts}, **ext)
+        seps = data.draw(st.sampled_from([(",", ":"), (", ", ": "), (" ,", " : \t")]))
+        lines.append(json.dumps(obj, separators=seps, ensure_ascii=data.draw(st.booleans())).encode())
+    path = tmp_path / "nested.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
     assert_same_load([path])
 
