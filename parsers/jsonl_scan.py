@@ -12,7 +12,9 @@ with its message).  The subset it reads (FORMATS.md section 1):
   are strings without escapes, whole numbers of at most 15 digits, ``true``, ``false``, ``null``,
   or arrays and objects of those, nested at most :data:`MAX_DEPTH` deep, no key repeated within an
   object: the Python loader stores ``orjson.dumps`` of the extensions,
-  which the scanner writes beside the block (:attr:`Scan.xbuf`); any other key (the Python
+  which the scanner writes beside the block (:attr:`Scan.xbuf`); any other JSON value there (a
+  float, an escape, a repeated key within it) is read and written back by orjson itself, as the
+  Python loader does, and the line is the Python parser's if orjson refuses it; any other key (the Python
   parser warns about it) goes to the Python parser; required ``game_id`` (non-empty), ``hand``
   (>= 1), ``players``, ``dealer``, ``bids``;
 - strings without control characters, valid UTF-8; ``schema`` exactly ``"spades-hand/1"``;
@@ -26,7 +28,8 @@ with its message).  The subset it reads (FORMATS.md section 1):
 - a bid a number or ``"nil"`` (any case), ``blind`` true or false; at most 8 bids, at most 16 cards dealt to a
   seat, at most 13 tricks of at most 4 cards (the Python parser's own limits on tricks);
 - ``rules`` a string, or an object of the same values as an extension's
-  (``{"preset": "standard", "extra_cards": ["BJ", "LJ"]}``); the Python loader stores
+  (``{"preset": "standard", "extra_cards": ["BJ", "LJ"]}``; any other JSON in it goes to orjson as
+  an extension's does); the Python loader stores
   ``orjson.dumps`` of the parsed object, which is its text without whitespace, so whitespace
   between its tokens is removed in the block's copy of a line read here (``json.dumps`` writes
   ``{"preset": "nyc", "bags_limit": 10}``);
@@ -46,6 +49,7 @@ from dataclasses import dataclass
 
 import numba as nb
 import numpy as np
+import orjson
 
 from spadework.parsers import cards as _cards
 from spadework.parsers import encoding as _encoding
@@ -72,6 +76,9 @@ MAX_DIGITS = 9
 
 OK, PYTHON, BLANK = 0, 1, 2
 """Values of :attr:`Scan.status`: read here, for the Python parser, an empty or blank line."""
+_SETTLE = 3
+"""A status inside :func:`scan` only: read here once orjson has written a ``rules`` object's or
+the extensions' text (:func:`_settle_in_python`), or the Python parser's when orjson refuses it."""
 
 STRING_FIELDS = ("game_id", "event", "date", "table_name", "round", "rules", "player_n", "player_e", "player_s", "player_w")
 """The text columns :attr:`Scan.str_start`/``str_len`` locate, in this order."""
@@ -81,6 +88,13 @@ _SPACED_BIT = 16
 """Bit of ``ints[i, I_ESCAPED]``: the ``rules`` object holds whitespace to remove (see :func:`_settle_texts`)."""
 _EXT_BIT = 17
 """Bit of ``ints[i, I_ESCAPED]``: the line has ``x_*`` extension keys (see :func:`_extensions`)."""
+_PY_EXT_BIT = 18
+"""Bit of ``ints[i, I_ESCAPED]``: an extension's value is JSON the scanner does not write back
+itself (a float, an escape): orjson gives the ``extras`` text (see :func:`_settle_in_python`)."""
+_PY_RULES_BIT = 19
+"""Bit of ``ints[i, I_ESCAPED]``: the same for the ``rules`` object."""
+_STRICT, _RAW = np.int64(0), np.int64(1)
+"""Modes of :func:`_nested`: values written back as they are, or any JSON left to orjson."""
 
 # key ids (top level)
 K_SCHEMA, K_GAME, K_HAND, K_EVENT, K_DATE, K_TABLE, K_ROUND, K_RULES, K_PLAYERS, K_DEALER = range(10)
@@ -246,6 +260,7 @@ def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, threads: int | N
     threads = max(1, int(nb.get_num_threads() if threads is None else threads))
     if threads == 1 or n < 64 * threads:
         _scan_lines(buf, starts, ends, _KEY_BYTES, _KEY_LENS, _CARD_LUT, _SCHEMA, status, ints, small, strs, xbuf)
+        _settle_in_python(buf, starts, ends, status, ints, strs, xbuf)
         return Scan(status, ints, small, strs, xbuf, starts)
     from concurrent.futures import ThreadPoolExecutor
 
@@ -261,6 +276,7 @@ def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, threads: int | N
         ]
         for j in jobs:
             j.result()
+    _settle_in_python(buf, starts, ends, status, ints, strs, xbuf)
     return Scan(status, ints, small, strs, xbuf, starts)
 
 
@@ -653,16 +669,20 @@ def _scalar(b, p, e):
 @_jit
 def _ext_value(b, p, e, i, ints):
     """The value of an ``x_*`` extension key when the scanner stores it itself: a :func:`_scalar`,
-    or a :func:`_nested` array or object of them (no float or escape: those are the Python
-    parser's).  The position after it, or -1."""
+    or a :func:`_nested` array or object of them; any other JSON value is marked for orjson
+    (``_PY_EXT_BIT``).  The position after it, or -1."""
     c = b[p]
-    if c == 123 or c == 91:
-        return _nested(b, p, e, i, ints, np.int64(_EXT_BIT))
-    return _scalar(b, p, e)
+    container = c == 123 or c == 91
+    q = _nested(b, p, e, i, ints, np.int64(_EXT_BIT), _STRICT) if container else _scalar(b, p, e)
+    if q < 0:  # any other JSON: orjson writes it back (a float, an escape, a repeated key)
+        q = _nested(b, p, e, i, ints, np.int64(_EXT_BIT), _RAW) if container else _raw_scalar(b, p, e)
+        if q >= 0:
+            ints[i, I_ESCAPED] |= 1 << _PY_EXT_BIT
+    return q
 
 
 @_jit
-def _nested(b, p, e, i, ints, bit):
+def _nested(b, p, e, i, ints, bit, raw):
     """At ``{`` or ``[``: a ``rules`` object or an extension's array or object, as the scanner
     stores it: :func:`_scalar` values, and arrays and objects of them at most :data:`MAX_DEPTH`
     deep (``{"extra_cards": ["BJ", "LJ"], "blind_bids": {"min": 7}}``), with no key repeated within
@@ -670,7 +690,11 @@ def _nested(b, p, e, i, ints, bit):
     :data:`MAX_KEYS` keys in one.  Returns the position after the closing bracket (marking
     whitespace between tokens as ``bit`` of ``ints[i, I_ESCAPED]``) or -1.  The text stored is
     orjson's, without whitespace: :func:`_copy_compact` removes it once the line is known to be
-    read here."""
+    read here.
+
+    ``raw`` (:data:`_RAW`): any scalar JSON allows (floats, escapes: :func:`_raw_scalar`) and
+    repeated keys, only the structure checked; orjson then reads the text and writes it back
+    (:func:`_settle_in_python`), and refuses what is not JSON."""
     start = p
     depth = 0
     objects = 0  # bit d: the container open at depth d is an object
@@ -693,7 +717,7 @@ def _nested(b, p, e, i, ints, bit):
                 return -1
             if b[p] != c + 2:  # not empty (} is { + 2, ] is [ + 2)
                 if c == 123:
-                    p, sp = _member(b, p, e)
+                    p, sp = _member(b, p, e, raw)
                     if p < 0:
                         return -1
                     spaced |= sp
@@ -701,7 +725,7 @@ def _nested(b, p, e, i, ints, bit):
             p += 1
             depth -= 1
         else:
-            p = _scalar(b, p, e)
+            p = _raw_scalar(b, p, e) if raw else _scalar(b, p, e)
             if p < 0:
                 return -1
         # after a value: a comma and the next value, or closing brackets
@@ -718,7 +742,7 @@ def _nested(b, p, e, i, ints, bit):
                 if p >= e:
                     return -1
                 if (objects >> depth) & 1:
-                    p, sp = _member(b, p, e)
+                    p, sp = _member(b, p, e, raw)
                     if p < 0:
                         return -1
                     spaced |= sp
@@ -729,6 +753,8 @@ def _nested(b, p, e, i, ints, bit):
             depth -= 1
         if depth == 0:
             break
+    if raw:
+        return p
     if not _distinct_keys(b, start, p):
         return -1
     if spaced:
@@ -737,10 +763,10 @@ def _nested(b, p, e, i, ints, bit):
 
 
 @_jit
-def _member(b, p, e):
+def _member(b, p, e, raw):
     """At an object's key: (the position of its value, True when spaces were around the colon),
     or (-1, False)."""
-    q = _string(b, p, e)
+    q = _raw_string(b, p, e) if raw else _string(b, p, e)
     if q < 0:
         return -1, False
     r = _ws(b, q, e)
@@ -750,6 +776,42 @@ def _member(b, p, e):
     if v >= e:
         return -1, False
     return v, r != q or v != r + 1
+
+
+@_jit
+def _raw_string(b, p, e):
+    """At an opening quote: the position after the closing quote of a string with any escapes
+    (orjson checks them, and the UTF-8), or -1 (a control character, no closing quote)."""
+    if p >= e or b[p] != 34:
+        return -1
+    p += 1
+    while p < e:
+        c = b[p]
+        if c == 34:
+            return p + 1
+        if c < 32:
+            return -1
+        p += 2 if c == 92 else 1
+    return -1
+
+
+@_jit
+def _raw_scalar(b, p, e):
+    """Any JSON scalar's extent, for orjson to read: a :func:`_raw_string`, the characters of a
+    number (``-1.5e3``; orjson refuses a malformed one), ``null``, ``true``, ``false``.  The
+    position after it, or -1."""
+    c = b[p]
+    if c == 34:
+        return _raw_string(b, p, e)
+    if c == 45 or 48 <= c <= 57:
+        q = p + 1
+        while q < e:
+            c = b[q]
+            if not (48 <= c <= 57 or c == 46 or c == 101 or c == 69 or c == 43 or c == 45):
+                break
+            q += 1
+        return q
+    return _scalar(b, p, e)
 
 
 @_jit
@@ -1123,7 +1185,11 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
                 p = _text(b, p, e, i, np.int64(F_RULES), strs, ints)
                 ints[i, I_RULES_KIND] = 1
             else:
-                q = _nested(b, p, e, i, ints, np.int64(_SPACED_BIT)) if c == 123 else -1
+                q = _nested(b, p, e, i, ints, np.int64(_SPACED_BIT), _STRICT) if c == 123 else -1
+                if q < 0 and c == 123:  # floats, escapes...: orjson writes it back
+                    q = _nested(b, p, e, i, ints, np.int64(_SPACED_BIT), _RAW)
+                    if q >= 0:
+                        ints[i, I_ESCAPED] |= 1 << _PY_RULES_BIT
                 if q < 0:
                     return False
                 strs[i, 2 * F_RULES] = p
@@ -1220,11 +1286,12 @@ def _copy_compact(b, p, end, x, w):
 
 
 @_jit
-def _extensions(b, p, e, x):
+def _extensions(b, p, e, x, raw):
     """The extension keys of line ``b[p:e]`` (read by :func:`_line`) as orjson writes the Python
     loader's ``extras``: ``{"x_a":1,"x_b":"s"}`` in the line's order, written to ``x`` from ``p`` on
     (never longer than the line).  Its length, or -1 for a repeated extension key (orjson keeps
-    the last one: the line is the Python parser's)."""
+    the last one: the line is the Python parser's).  ``raw``: each key and value copied as written
+    (repeated keys too), for orjson to read and write back."""
     w = p
     x[w] = 123
     w += 1
@@ -1233,7 +1300,14 @@ def _extensions(b, p, e, x):
         q = _ws(b, q, e)
         ks, ke, v = _key(b, q, e)
         end = _skip_value(b, v, e)
-        if ke - ks >= 2 and b[ks] == 120 and b[ks + 1] == 95:
+        if ke - ks >= 2 and b[ks] == 120 and b[ks + 1] == 95 and raw:
+            if w > p + 1:
+                x[w] = 44
+                w += 1
+            for r in range(q, end):
+                x[w] = b[r]
+                w += 1
+        elif ke - ks >= 2 and b[ks] == 120 and b[ks + 1] == 95:
             # the same key written before? (the text so far: {"k":v,"k":v,... with flat values)
             r = p + 1
             while r < w:
@@ -1261,12 +1335,12 @@ def _settle_texts(b, p, e, i, ints, strs, x):
     gives, its extensions go to ``x``.  False when the line is the Python parser's after all (a
     repeated extension key), found before anything is changed."""
     escaped = ints[i, I_ESCAPED]
-    if (escaped >> _EXT_BIT) & 1:
-        n = _extensions(b, p, e, x)
+    if (escaped >> _EXT_BIT) & 1 and not (escaped >> _PY_EXT_BIT) & 1:  # (else orjson's, written already)
+        n = _extensions(b, p, e, x, _STRICT)
         if n < 0:
             return False
         ints[i, I_EXT_LEN] = n
-    if (escaped >> _SPACED_BIT) & 1:  # orjson's text of the rules object
+    if (escaped >> _SPACED_BIT) & 1 and not (escaped >> _PY_RULES_BIT) & 1:  # orjson's text of the rules object
         st = strs[i, 2 * F_RULES]
         strs[i, 2 * F_RULES + 1] = _copy_compact(b, st, st + strs[i, 2 * F_RULES + 1], b, st) - st  # in place
     for f in range(N_TEXT):
@@ -1294,10 +1368,59 @@ def _scan_lines(b, starts, ends, key_bytes, key_lens, card_lut, schema_bytes, st
             continue
         if not _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, strs):
             status[i] = PYTHON
+        elif (ints[i, I_ESCAPED] >> _PY_EXT_BIT) & 3:
+            # orjson writes the rules' or the extensions' text first (all the extensions then:
+            # _settle_texts must not fail once the rules' text is written in place)
+            status[i] = _SETTLE
+            if (ints[i, I_ESCAPED] >> _EXT_BIT) & 1:
+                ints[i, I_ESCAPED] |= 1 << _PY_EXT_BIT
+                ints[i, I_EXT_LEN] = _extensions(b, p, e, xbuf, _RAW)
         elif ints[i, I_ESCAPED] and not _settle_texts(b, p, e, i, ints, strs, xbuf):
             status[i] = PYTHON  # (rare, and kept out of _line: its size there cost 5-10% of the scan)
         else:
             status[i] = OK
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _settle_lines(b, starts, ends, idx, ints, strs, xbuf, status):
+    """:func:`_settle_texts` for the lines ``idx`` whose rules' or extensions' text orjson wrote."""
+    for i in idx:
+        p, e = starts[i], ends[i]
+        while e > p and b[e - 1] == 13:
+            e -= 1
+        _settle_texts(b, p, e, i, ints, strs, xbuf)  # never False: orjson wrote the extensions
+        status[i] = OK
+
+
+def _settle_in_python(buf, starts, ends, status, ints, strs, xbuf) -> None:
+    """Lines marked :data:`_SETTLE`: orjson reads their ``rules`` object (in the block) and their
+    extensions (copied as written to ``xbuf``) and writes them back as the Python loader stores
+    them, in place; then their other texts are settled.  A line orjson refuses (not JSON, a lone
+    surrogate, a number out of its range) or whose text would grow past its place goes to the
+    Python parser, untouched."""
+    todo = np.flatnonzero(status == _SETTLE)
+    done = []
+    for i in todo.tolist():
+        bits = int(ints[i, I_ESCAPED])
+        st, rs, rn = int(starts[i]), int(strs[i, 2 * F_RULES]), int(strs[i, 2 * F_RULES + 1])
+        try:
+            ext = orjson.dumps(orjson.loads(xbuf[st : st + ints[i, I_EXT_LEN]].tobytes())) if (bits >> _PY_EXT_BIT) & 1 else None
+            rules = orjson.dumps(orjson.loads(buf[rs : rs + rn].tobytes())) if (bits >> _PY_RULES_BIT) & 1 else None
+        except (orjson.JSONDecodeError, TypeError):
+            status[i] = PYTHON
+            continue
+        if (ext is not None and len(ext) > ends[i] - st) or (rules is not None and len(rules) > rn):
+            status[i] = PYTHON  # (1e9 is 1000000000.0 to orjson: longer than written)
+            continue
+        if ext is not None:
+            xbuf[st : st + len(ext)] = np.frombuffer(ext, np.uint8)
+            ints[i, I_EXT_LEN] = len(ext)
+        if rules is not None:
+            buf[rs : rs + len(rules)] = np.frombuffer(rules, np.uint8)
+            strs[i, 2 * F_RULES + 1] = len(rules)
+        done.append(i)
+    if done:
+        _settle_lines(buf, starts, ends, np.array(done, np.int64), ints, strs, xbuf, status)
 
 
 __all__ = ["BLANK", "MAX_BIDS", "MAX_DEALT", "MAX_TRICKS", "OK", "PYTHON", "STRING_FIELDS", "Scan", "scan"]

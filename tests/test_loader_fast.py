@@ -323,15 +323,27 @@ def test_a_rules_object_written_by_json_dumps_is_read_by_compiled_code(tmp_path,
     )
     lines = [json.dumps(dict(o, rules=rules[k % len(rules)])).encode() for k, o in enumerate(objs)]
     lines += [orjson.dumps(dict(objs[0], rules=rules[2 + k % 2])) for k in range(2)]  # and without spaces
-    n_fast = len(lines)
+    # JSON the scanner leaves to orjson (a repeated key: orjson keeps the last; a float; escapes)
     lines.append(orjson.dumps(dict(objs[1], game_id="dup", rules=rules[3])).replace(b'"min":6', b'"min":6,"min":7'))
+    odd = {"preset": "standard", "target": 2.5e2, "x_note": 'caf\u00e9 "q" \\ \t'}
+    lines.append(json.dumps(dict(objs[1], game_id="odd", rules=odd)).encode().replace(b"250.0", b"2.50E2"))
+    n_fast = len(lines)
+    grows = json.dumps(dict(objs[1], game_id="grows", rules={"target": 1e9})).encode().replace(b"1000000000.0", b"1e9")
+    lines.append(grows)  # orjson writes 1000000000.0, longer than the text read: the Python parser's
     lines.append(orjson.dumps(dict(objs[1], game_id="list", rules=["standard"])))  # an error: the Python parser's
+    lines.append(orjson.dumps(dict(objs[1], game_id="bad", rules="?")).replace(b'"?"', b'{"a":1.2.3}'))  # not JSON
     path = tmp_path / "dumps.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
     _, fast, stats = assert_same_load([path])
-    assert lines_read(stats, mode) == ((n_fast, 2) if mode == "per file" else (0, 0))
-    stored = {r[0] for r in fast.execute("SELECT DISTINCT rules FROM hands WHERE game_id <> 'dup'").fetchall()}
+    assert lines_read(stats, mode) == ((n_fast, 3) if mode == "per file" else (0, 0))
+    stored = {r[0] for r in fast.execute("SELECT DISTINCT rules FROM hands WHERE game_id NOT IN ('dup', 'odd', 'grows')").fetchall()}
     assert stored == {orjson.dumps(r).decode() for r in rules}
+    got = dict(fast.execute("SELECT game_id, rules FROM hands WHERE game_id IN ('dup', 'odd', 'grows')").fetchall())
+    assert got == {
+        "dup": orjson.dumps(dict(rules[3], blind_bids={"min": 7, "behind": 100})).decode(),
+        "odd": orjson.dumps(odd).decode(),
+        "grows": '{"target":1000000000.0}',
+    }
 
 
 def test_names_written_with_escapes_are_read_by_compiled_code(tmp_path, mode):
@@ -372,10 +384,11 @@ def _deep(depth: int):
 
 
 def test_extension_keys_are_read_by_compiled_code_and_stored_as_the_python_loader_does(tmp_path, mode):
-    """``x_*`` keys with plain values (strings, whole numbers, literals, arrays and objects of them,
-    nested) anywhere in the line: read by the scanner, ``extras`` written as orjson writes them;
-    floats, escapes, nesting deeper than MAX_DEPTH, a repeated key (of the line's extensions or
-    within an object, at any depth) or an unknown key go to the Python parser."""
+    """``x_*`` keys anywhere in the line, ``extras`` stored as the Python loader stores them (orjson's
+    text): plain values (strings, whole numbers, literals, arrays and objects of them, nested) are
+    written back by the scanner; floats, escapes and repeated keys within a value by orjson, on the
+    compiled path too; nesting deeper than MAX_DEPTH, a repeated extension key, a value orjson
+    refuses or an unknown key go to the Python parser."""
     from spadework.parsers.jsonl_scan import MAX_DEPTH
 
     import json
@@ -387,52 +400,60 @@ def test_extension_keys_are_read_by_compiled_code_and_stored_as_the_python_loade
         {"x_": {}, "x_empty": [], "x_big": 10**15 - 1},
         {"x_n": [[1], [], [[{}]]], "x_o": {"a": {"b": 1, "c": [2, {"a": 3}]}, "b": {"b": {}}}},
         {"x_deep": _deep(MAX_DEPTH)},
+        # written back by orjson
+        {"x_f": 1.5, "x_e": -2.5e-3, "x_big": 10**17},
+        {"x_n": [[1.5]], "x_s": 'caf\u00e9 "q" \\ /\n\t 😀'},
+        {"x_o": {"a": {"b": "caf\u00e9"}}, "x_plain": 3},
     ]
     lines = []
     for k, o in enumerate(objs):
         ext = read_here[k % len(read_here)]
         first = {key: v for key, v in ext.items() if k % 2}  # before the known keys, or after them
-        lines.append(json.dumps({**first, **o, **{key: v for key, v in ext.items() if key not in first}}).encode())
+        line = {**first, **o, **{key: v for key, v in ext.items() if key not in first}}
+        lines.append(json.dumps(line, ensure_ascii=k % 3 == 0).encode())
+    repeated = {  # orjson keeps a repeated key's last value, in the first one's place
+        "dupobj": ({"x_o": {"a": 1}}, b'{"a":1}', b'{"a":1,"a":2}', {"x_o": {"a": 2}}),
+        "dupdeep": ({"x_o": [{"a": [{"k": 1, "j": {"b": 2}}]}]}, b'{"b":2}', b'{"b":2,"c":[],"b":3}', {"x_o": [{"a": [{"k": 1, "j": {"b": 3, "c": []}}]}]}),
+    }  # fmt: skip
+    repeated["grows"] = ({"x_n": "?"}, b'"?"', b"1e9", {"x_n": 1e9})  # longer as orjson writes it: fits
+    for gid, (ext, old, new, _) in repeated.items():
+        lines.append(orjson.dumps(dict(objs[1], game_id=gid, **ext)).replace(old, new))
     n_fast = len(lines)
     python = [
-        dict(objs[0], x_f=1.5),
-        dict(objs[0], x_n=[[1.5]]),
-        dict(objs[0], x_s="caf\u00e9"),
-        dict(objs[0], x_o={"a": {"b": "caf\u00e9"}}),
         dict(objs[0], x_deep=_deep(MAX_DEPTH + 1)),
         dict(objs[0], other=1),  # an unknown key: a warning, the Python loader's
     ]
     lines += [json.dumps(dict(x, game_id=f"py-{k}")).encode() for k, x in enumerate(python)]
-    lines.append(json.dumps(dict(objs[1], game_id="dup", x_a=1)).encode()[:-1] + b', "x_a": 2}')  # repeated
-    lines.append(orjson.dumps(dict(objs[1], game_id="dupobj", x_o={"a": 1})).replace(b'{"a":1}', b'{"a":1,"a":2}'))
-    deep = orjson.dumps(dict(objs[1], game_id="dupdeep", x_o=[{"a": [{"k": 1, "j": {"b": 2}}]}]))
-    lines.append(deep.replace(b'{"b":2}', b'{"b":2,"c":[],"b":3}'))  # repeated two levels down
+    lines.append(json.dumps(dict(objs[1], game_id="py-dup", x_a=1)).encode()[:-1] + b', "x_a": 2}')  # repeated
+    lines.append(orjson.dumps(dict(objs[1], game_id="py-lone", x_s="?")).replace(b'"?"', b'"\\ud800"'))  # orjson: no
+    lines.append(orjson.dumps(dict(objs[1], game_id="py-num", x_n="?")).replace(b'"?"', b"1.2.3"))  # not a number
     path = tmp_path / "ext.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
     _, fast, stats = assert_same_load([path])
     assert lines_read(stats, mode) == ((n_fast, len(lines) - n_fast) if mode == "per file" else (0, 0))
     stored = {r[0] for r in fast.execute("SELECT DISTINCT extras FROM hand_records WHERE game_id NOT LIKE 'py-%'").fetchall()}
-    assert {orjson.dumps(e).decode() for e in read_here} <= stored
+    assert {orjson.dumps(e).decode() for e in read_here} | {orjson.dumps(r[3]).decode() for r in repeated.values()} == stored
 
 
-def test_objects_with_very_many_keys_are_left_to_the_python_parser(tmp_path, mode):
+def test_objects_with_very_many_keys_are_left_to_orjson_or_the_python_parser(tmp_path, mode):
     """The scanner finds a repeated key by comparing with every key before it: past MAX_KEYS keys
-    (extension keys of a line, keys of a rules or extension object) the line is the Python
-    parser's, whose time is linear (a 40,000-key line took 17 s in the scanner)."""
+    of a rules or extension object, orjson writes the object back (its time is linear); past
+    MAX_KEYS extension keys of the line, the line is the Python parser's (a 40,000-key line took
+    17 s in the scanner)."""
     objs = _season_objs(1, seed=10)
     from spadework.parsers.jsonl_scan import MAX_KEYS
 
     lines = [
         orjson.dumps(dict(objs[0], **{f"x_{i}": i for i in range(MAX_KEYS)})),  # read here
         orjson.dumps(dict(objs[1], rules={"preset": "standard", **{f"x_{i}": i for i in range(MAX_KEYS - 1)}})),
+        orjson.dumps(dict(objs[3], rules={"preset": "standard", **{f"x_{i}": i for i in range(40_000)}})),  # orjson
+        orjson.dumps(dict(objs[4], x_o={f"k{i}": i for i in range(40_000)})),  # orjson
         orjson.dumps(dict(objs[2], **{f"x_{i}": i for i in range(MAX_KEYS + 1)})),  # Python's
-        orjson.dumps(dict(objs[3], rules={"preset": "standard", **{f"x_{i}": i for i in range(MAX_KEYS)}})),
-        orjson.dumps(dict(objs[4], x_o={f"k{i}": i for i in range(MAX_KEYS + 1)})),
     ]
     path = tmp_path / "keys.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
     _, _, stats = assert_same_load([path])
-    assert lines_read(stats, mode) == ((2, 3) if mode == "per file" else (0, 0))
+    assert lines_read(stats, mode) == ((4, 1) if mode == "per file" else (0, 0))
 
 
 def test_every_spelling_of_a_card_is_read_by_compiled_code(tmp_path, mode):
