@@ -507,7 +507,7 @@ def test_validate_reads_the_database_when_the_stream_cannot_stand_for_it(tmp_pat
     assert not engines.STATS["streamed"]
     odd = tmp_path / "odd.jsonl"
     write_season(recs, odd)
-    odd.write_text(odd.read_text().replace('"hand":2,', '"hand":2,"x_note":1.5,', 1))  # an extension holding a float
+    odd.write_text(odd.read_text().replace('"hand":2,', '"hand":2,"note":1,', 1))  # an unknown key: a warning
     _validate_both([odd])
     assert not engines.STATS["streamed"] and loader.STATS["python_lines"] == 1
     # a database that held hands before: the check covers them too

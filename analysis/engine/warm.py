@@ -60,13 +60,15 @@ def dispatchers() -> dict[str, object]:
 def warm(threads: int | None = None) -> WarmReport:
     """Compile (or load from the cache) every numba function ``validate`` and ``check`` run.
 
-    Validates a simulated season of :data:`WARM_GAMES` games with planted faults through the
+    Validates a simulated season of :data:`WARM_GAMES` games with planted faults (and a hand with
+    a float extension, which orjson writes back) through the
     compiled engine into an in-memory database (the compiled reader, the streamed check, the
     core's two passes), then checks that database again (the stored-rows route).  ``threads``:
     numba's thread count while warming (default: unchanged).  Returns a :class:`WarmReport`.
     Raises whatever the engine raises (a warm run on a broken install fails loudly).
     """
     import numba
+    import orjson
 
     from spadework.analysis.engine import engines, loader
     from spadework.analysis.sim.season import simulate_season, write_season
@@ -82,6 +84,10 @@ def warm(threads: int | None = None) -> WarmReport:
         with tempfile.TemporaryDirectory(prefix="spadework-warm-") as tmp:
             path = os.path.join(tmp, "warm.jsonl")
             write_season(records, path)
+            with open(path, "rb+") as f:  # and a hand whose extension orjson writes back (a float)
+                first = orjson.loads(f.readline())
+                f.seek(0, os.SEEK_END)
+                f.write(orjson.dumps(dict(first, game_id="warm-orjson", x_seconds=0.5)) + b"\n")
             loader.FAST_MIN_BYTES = 0  # a tiny file takes the compiled reader too
             con = connect(None)
             try:
