@@ -667,17 +667,18 @@ def _scalar(b, p, e):
 
 
 @_jit
-def _ext_value(b, p, e, i, ints):
-    """The value of an ``x_*`` extension key when the scanner stores it itself: a :func:`_scalar`,
-    or a :func:`_nested` array or object of them; any other JSON value is marked for orjson
-    (``_PY_EXT_BIT``).  The position after it, or -1."""
+def _value(b, p, e, i, ints, bit, py_bit):
+    """An extension's value or a ``rules`` object: a :func:`_scalar` or a :func:`_nested` array or
+    object of them, which the scanner writes back itself (``bit``: whitespace to remove); any other
+    JSON value (a float, an escape, a repeated key) is marked ``py_bit`` of ``ints[i, I_ESCAPED]``
+    for orjson to write back.  The position after it, or -1."""
     c = b[p]
     container = c == 123 or c == 91
-    q = _nested(b, p, e, i, ints, np.int64(_EXT_BIT), _STRICT) if container else _scalar(b, p, e)
-    if q < 0:  # any other JSON: orjson writes it back (a float, an escape, a repeated key)
-        q = _nested(b, p, e, i, ints, np.int64(_EXT_BIT), _RAW) if container else _raw_scalar(b, p, e)
+    q = _nested(b, p, e, i, ints, bit, _STRICT) if container else _scalar(b, p, e)
+    if q < 0:
+        q = _nested(b, p, e, i, ints, bit, _RAW) if container else _raw_scalar(b, p, e)
         if q >= 0:
-            ints[i, I_ESCAPED] |= 1 << _PY_EXT_BIT
+            ints[i, I_ESCAPED] |= 1 << py_bit
     return q
 
 
@@ -1154,7 +1155,7 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
             ints[i, I_EXT_LEN] += 1  # counts the extension keys until _extensions sets the length
             if ints[i, I_EXT_LEN] > MAX_KEYS:
                 return False
-            p = _ext_value(b, p, e, i, ints)
+            p = _value(b, p, e, i, ints, np.int64(_EXT_BIT), np.int64(_PY_EXT_BIT))
             ints[i, I_ESCAPED] |= 1 << _EXT_BIT
         elif c == 110:  # null: absent, but not for a required key
             if k == K_GAME or k == K_HAND or k == K_PLAYERS or k == K_DEALER or k == K_BIDS:
@@ -1185,11 +1186,7 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
                 p = _text(b, p, e, i, np.int64(F_RULES), strs, ints)
                 ints[i, I_RULES_KIND] = 1
             else:
-                q = _nested(b, p, e, i, ints, np.int64(_SPACED_BIT), _STRICT) if c == 123 else -1
-                if q < 0 and c == 123:  # floats, escapes...: orjson writes it back
-                    q = _nested(b, p, e, i, ints, np.int64(_SPACED_BIT), _RAW)
-                    if q >= 0:
-                        ints[i, I_ESCAPED] |= 1 << _PY_RULES_BIT
+                q = _value(b, p, e, i, ints, np.int64(_SPACED_BIT), np.int64(_PY_RULES_BIT)) if c == 123 else -1
                 if q < 0:
                     return False
                 strs[i, 2 * F_RULES] = p
@@ -1300,32 +1297,23 @@ def _extensions(b, p, e, x, raw):
         q = _ws(b, q, e)
         ks, ke, v = _key(b, q, e)
         end = _skip_value(b, v, e)
-        if ke - ks >= 2 and b[ks] == 120 and b[ks + 1] == 95 and raw:
+        if ke - ks >= 2 and b[ks] == 120 and b[ks + 1] == 95:
             if w > p + 1:
                 x[w] = 44
                 w += 1
-            for r in range(q, end):
-                x[w] = b[r]
-                w += 1
-        elif ke - ks >= 2 and b[ks] == 120 and b[ks + 1] == 95:
-            # the same key written before? (the text so far: {"k":v,"k":v,... with flat values)
-            r = p + 1
-            while r < w:
-                r2 = r + 1
-                while x[r2] != 34:
-                    r2 += 1
-                if r2 - r - 1 == ke - ks and _same(x, r + 1, b, ks, ke - ks):
-                    return -1
-                r = _skip_value(x, r2 + 2, w) + 1  # past the value and its comma
-            if w > p + 1:
-                x[w] = 44
-                w += 1
-            w = _copy_compact(b, q, end, x, w)
+            if raw:
+                for r in range(q, end):
+                    x[w] = b[r]
+                    w += 1
+            else:
+                w = _copy_compact(b, q, end, x, w)
         q = _ws(b, end, e)
         if b[q] != 44:
             break
         q += 1
     x[w] = 125
+    if not raw and not _distinct_keys(x, p, w + 1):
+        return -1  # an extension key written twice
     return w + 1 - p
 
 

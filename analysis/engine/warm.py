@@ -60,10 +60,10 @@ def dispatchers() -> dict[str, object]:
 def warm(threads: int | None = None) -> WarmReport:
     """Compile (or load from the cache) every numba function ``validate`` and ``check`` run.
 
-    Validates a simulated season of :data:`WARM_GAMES` games with planted faults (and a hand with
-    a float extension, which orjson writes back) through the
-    compiled engine into an in-memory database (the compiled reader, the streamed check, the
-    core's two passes), then checks that database again (the stored-rows route).  ``threads``:
+    Validates a simulated season of :data:`WARM_GAMES` games with planted faults, and a hand with a
+    float extension (which orjson writes back), through the compiled engine into an in-memory
+    database (the compiled reader, the streamed check, the core's two passes), then checks that
+    database again (the stored-rows route).  ``threads``:
     numba's thread count while warming (default: unchanged).  Returns a :class:`WarmReport`.
     Raises whatever the engine raises (a warm run on a broken install fails loudly).
     """
