@@ -375,6 +375,31 @@ def test_names_written_with_escapes_are_read_by_compiled_code(tmp_path, mode):
     assert set(texts) <= names
 
 
+def test_broken_values_in_rules_and_extensions_are_the_python_parsers_errors(tmp_path, mode):
+    """A rules object or an extension value that is not JSON, or not storable, is a load error with
+    the Python parser's message on the compiled path too (the scanner checks only a value's
+    structure; orjson refuses the rest and the line goes to Python untouched)."""
+    objs = _season_objs(1, seed=12)
+    d = lambda k, **kw: orjson.dumps(dict(objs[k], **kw))  # noqa: E731
+    broken = [
+        d(0, rules="?").replace(b'"?"', b'{"extra_cards":["BJ","LJ"'),  # the line ends inside it
+        d(1, rules="?").replace(b'"?"', b'{"a":"unterminated}'),
+        d(2, x_s="?").replace(b'"?"', b'"caf\xe9"'),  # not UTF-8
+        d(3, x_d="?").replace(b'"?"', b"[" * 300 + b"]" * 300),  # deeper than orjson writes
+        d(4, x_n="?").replace(b'"?"', b"1e999"),
+        d(5, x_n="?").replace(b'"?"', b"NaN"),
+        d(6, x_s="?").replace(b'"?"', b'"a\\qb"'),  # an escape JSON has not
+        d(7, x_o="?").replace(b'"?"', b'{"a":1,}'),
+        d(8, x_s="?").replace(b'"?"', b'"tab\there"'),  # a raw control character
+    ]
+    read = [d(9, rules="?").replace(b'"?"', b'{"target":1.5e2,"target":300}')]  # orjson keeps the last
+    path = tmp_path / "broken.jsonl"
+    path.write_bytes(b"\n".join(broken + read) + b"\n")
+    ref, _, stats = assert_same_load([path])
+    assert ref.execute("SELECT count(*) FROM load_errors").fetchone()[0] == len(broken)
+    assert lines_read(stats, mode) == ((1, len(broken)) if mode == "per file" else (0, 0))
+
+
 def _deep(depth: int):
     """Arrays and objects nested ``depth`` deep: ``[{"k": [{"k": 1}]}]`` for 4."""
     v: object = 1
