@@ -782,11 +782,13 @@ _SEATS_BY_ID = tuple(SEATS)
 _SIDES_BY_ID = tuple(SIDES)
 
 
-def record_from_row(row: Mapping[str, Any], warnings: tuple[str, ...] = ()) -> HandRecord:
+def record_from_row(row: Mapping[str, Any], warnings: tuple[str, ...] = (), play: bool = True) -> HandRecord:
     """The :class:`HandRecord` of a ``hand_records`` row (a mapping of its columns); the inverse of
-    :func:`hand_row`.  ``warnings``: the hand's ``load_warnings`` messages."""
+    :func:`hand_row`.  ``warnings``: the hand's ``load_warnings`` messages.  ``play=False``: the
+    record leaves out the deal and the tricks (``None``; the row needs no ``deal``, ``play`` or
+    ``tricks`` column), for a caller that reads only the bids and scores."""
     deal = None
-    if row["has_deal"]:
+    if play and row["has_deal"]:
         hands: list[list[str]] = [[], [], [], []]
         for x in row["deal"] or ():
             hands[(x >> 6) & 3].append(CARD_CODES[x & 63])
@@ -795,7 +797,7 @@ def record_from_row(row: Mapping[str, Any], warnings: tuple[str, ...] = ()) -> H
     for seat, value, nil, blind in zip(row["bid_seats"], row["bid_values"], row["bid_nils"], row["bid_blinds"]):
         bids.append(Bid(_SEATS_BY_ID[seat], int(value) if float(value).is_integer() else value, bool(nil), bool(blind)))
     tricks = None
-    if row["has_tricks"]:
+    if play and row["has_tricks"]:
         cards: dict[int, list[str]] = {}
         for x in row["play"] or ():
             cards.setdefault(x >> 11, []).append(CARD_CODES[x & 63])

@@ -35,7 +35,7 @@ from spadework.analysis.engine.findings import (
     FindingList,
     where,
 )
-from spadework.analysis.engine.replay import HandReplay, replay_hand
+from spadework.analysis.engine.replay import CleanPlay, HandReplay, replay_hand
 from spadework.analysis.engine.rules import STANDARD, Ruleset, RulesError, get_ruleset, rules_key, ruleset_name
 from spadework.analysis.engine.scoring import ScoreChain, SideResult, apply_renege_penalty, score_side
 from spadework.parsers.model import HandRecord
@@ -370,8 +370,10 @@ class GameRun:
         """The chain the game goes by (after the renege penalty when the ruleset has one)."""
         return self.pchain if self.pchain is not None else self.chain
 
-    def check_hand(self, rec: HandRecord) -> HandCheck:
-        """Check the next hand ``rec``: its findings go to ``findings``; returns its :class:`HandCheck`."""
+    def check_hand(self, rec: HandRecord, clean_play: CleanPlay | None = None) -> HandCheck:
+        """Check the next hand ``rec``: its findings go to ``findings``; returns its :class:`HandCheck`.
+        ``clean_play``: what a replay of ``rec`` that found nothing in its deal or card play gave (see
+        :func:`~spadework.analysis.engine.replay.replay_hand`)."""
         gid, rs, findings = self.gid, self.rs, self.findings
         chain, pchain, official, scores, prev = self.chain, self.pchain, self.official, self.scores, self.prev
         fixed = rs.fixed_dealer
@@ -422,6 +424,7 @@ class GameRun:
                 score_before=None if bid_totals is None else (_int(bid_totals[0]), _int(bid_totals[1])),
                 scores_known=bid_totals is not None,
                 policy=findings.policy,
+                clean_play=clean_play,
             )
         except CheckError as exc:  # under "raise": the finding names its player as the collected ones do
             raise CheckError(exc.finding.named(rec.players)) from None

@@ -28,6 +28,7 @@ from spadework.analysis.engine import kernels as K
 from spadework.analysis.engine.checker import AFTER_PENALTY, AS_PLAYED, GameCheck, GameRun, check_game
 from spadework.analysis.engine.findings import Finding, FindingList
 from spadework.analysis.engine.packed import NOT_RECORDED, PackedHands, RulesetArrays, pack_records, ranges
+from spadework.analysis.engine.replay import PLAY_CODES, CleanPlay
 from spadework.parsers.encoding import CARD_CODES, NO_CARD, NO_SEAT, PLAY_SUIT_CODES, SEAT_CODES, SIDE_CODES
 from spadework.parsers.model import HandRecord
 from spadework.parsers.schema import AS_PLAYED_COLUMNS
@@ -350,38 +351,58 @@ def _run_before(result: CoreResult, g: int, i: int, prev: Any, first: Any):
 
 def findings(
     result: CoreResult,
-    fetch: Callable[[np.ndarray], Sequence[HandRecord]],
+    fetch: Callable[..., Sequence[HandRecord]],
     games: Sequence[int] | None = None,
 ) -> dict[int, list[Finding]]:
     """The findings, with the reference's message text, of the games the core found something in.
 
-    ``fetch(rows)``: the hand records of packed hand rows ``rows`` (int64 array), in that order.
-    Only the hands with findings are re-checked, each by
-    :meth:`~spadework.analysis.engine.checker.GameRun.check_hand` from the state the core computed
-    before it (so a game's earlier hands are not replayed again): ``{game index: findings}`` in the
-    reference's order.  ``games``: the game indices to do (default: every game with findings that the
-    core checked, i.e. not :meth:`CoreResult.reference_games`).
+    ``fetch(rows, play)``: the hand records of packed hand rows ``rows`` (int64 array), in that order;
+    ``play=False``: their deal and tricks may be left out.  Only the hands with findings are re-checked,
+    each by :meth:`~spadework.analysis.engine.checker.GameRun.check_hand` from the state the core
+    computed before it (so a game's earlier hands are not replayed again).  A hand whose findings hold
+    no code of the deal or the card play (``replay.PLAY_CODES``; e.g. a hand flagged only for its score)
+    is not replayed trick by trick either: the reference gets the tricks each seat won from the core
+    (:class:`~spadework.analysis.engine.replay.CleanPlay`) and writes the bid, tricks-taken and score
+    findings from there, so a log whose every hand is flagged for its score costs a fraction of a
+    replay per hand.  Returns ``{game index: findings}`` in the reference's order.  ``games``: the game
+    indices to do (default: every game with findings that the core checked, i.e. not
+    :meth:`CoreResult.reference_games`).
     """
-    p, o = result.hands, result.out
+    p, o, f = result.hands, result.out, result.find
     if games is None:
         mask = (o.g_nfind > 0) & ~result.reference_mask
         games = np.nonzero(mask)[0]
     games = np.asarray(games, dtype=np.int64)
-    # the records to fetch: the hands with findings (of the hand before and the game's first hand,
+    # the hands to re-check: those with findings (of the hand before and the game's first hand,
     # check_hand reads a few numbers, taken from the packed arrays)
-    want: list[tuple[int, int]] = []
-    for g in games.tolist():
-        a, b = int(p.game_start[g]), int(p.game_start[g + 1])
-        want.extend((g, i) for i in (a + np.nonzero(o.n_find[a:b])[0]).tolist())
-    recs = list(fetch(np.asarray([i for _, i in want], dtype=np.int64))) if want else []
+    rows = ranges(p.game_start[games], p.game_start[games + 1] - p.game_start[games])
+    rows = rows[o.n_find[rows] > 0]
+    game_of = np.searchsorted(p.game_start, rows, side="right") - 1
+    # clean play: no deal or play finding, and complete or with a tricks-taken record
+    play = np.zeros(len(o.n_find), dtype=bool)
+    play[f.hand[np.isin(f.code, _PLAY_CODE_IDS)]] = True
+    complete = (p.n_tricks == 13) & (p.trick_len == 4).all(axis=1)
+    clean = ~play[rows] & (complete[rows] | p.has_taken[rows].astype(bool))
+    recs: list[Any] = [None] * len(rows)
+    for flag in (False, True):
+        sel = np.nonzero(clean != flag)[0] if flag else np.nonzero(clean)[0]
+        if len(sel):
+            for k, rec in zip(sel.tolist(), fetch(rows[sel], play=flag)):
+                recs[k] = rec
     out: dict[int, list[Finding]] = {int(g): [] for g in games.tolist()}
-    for (g, i), rec in zip(want, recs):
+    for k, (g, i) in enumerate(zip(game_of.tolist(), rows.tolist())):
         a = int(p.game_start[g])
+        rec = recs[k]
         first = rec if i == a else _HandBefore.of(p, a)
         run = _run_before(result, g, i, _HandBefore.of(p, i - 1) if i > a else None, first)
-        run.check_hand(rec)
+        cp = CleanPlay(tuple(o.taken[i].tolist()), bool(complete[i])) if clean[k] else None
+        run.check_hand(rec, cp)
         out[g].extend(run.findings)
     return out
+
+
+_PLAY_CODE_IDS = np.array(sorted(K.CODE_IDS[c] for c in PLAY_CODES), dtype=np.int16)
+"""The finding codes (kernel ids) a hand's card play can raise (``replay.PLAY_CODES``)."""
 
 
 def game_checks(
@@ -406,7 +427,7 @@ def check_records(records: Iterable[HandRecord], rules: Any = None) -> Iterator[
     result = check_packed(packed.hands, packed.rulesets)
     flat = [r for recs in packed.records for r in recs]
     ref = game_checks(result, lambda gs: [packed.records[k] for k in gs], rules)
-    found = findings(result, lambda rows: [flat[k] for k in rows.tolist()])
+    found = findings(result, lambda rows, play=True: [flat[k] for k in rows.tolist()])
     for g in range(packed.hands.n_games):
         if g in ref:
             yield ref[g]

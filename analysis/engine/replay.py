@@ -589,6 +589,34 @@ class HandReplay:
     score_known: bool = True
 
 
+class CleanPlay(NamedTuple):
+    """What a replay of a hand that found nothing in its deal or its card play gave (no code of
+    :data:`PLAY_CODES`), for :func:`replay_hand` to write the rest of the hand's findings from.
+    ``taken``: the tricks each seat (N E S W) won; ``complete``: 13 tricks of 4 cards were played.
+    Only for a complete hand or one with a tricks-taken record (else the hand is HAND_INCOMPLETE)."""
+
+    taken: tuple[int, int, int, int]
+    complete: bool
+
+
+PLAY_CODES: frozenset[str] = frozenset(
+    {
+        DEAL_INVALID,
+        LEAD_OUT_OF_TURN,
+        LEAD_NOT_TWO_OF_CLUBS,
+        CARD_NOT_HELD,
+        SPADE_LED_FIRST_TRICK,
+        SPADE_LED_BEFORE_BROKEN,
+        RENEGE,
+        HAND_INCOMPLETE,
+        TRICK_WINNER_MISMATCH,
+    }
+)
+"""The codes the card play of a hand can raise in :func:`replay_hand` (a hand with none of them
+may be given as a :class:`CleanPlay`).  DEAL_INVALID and HAND_INCOMPLETE also have causes
+outside the play (the deal; no tricks-taken record): a hand with either is replayed whole."""
+
+
 def _fmt_bid(b: Bid) -> str:
     if b.nil or b.value == 0:
         return "blind nil" if b.blind else "nil"
@@ -834,6 +862,7 @@ def replay_hand(
     score_before: tuple[int, int] | None = None,
     scores_known: bool = True,
     policy: ErrorPolicy | str = ErrorPolicy.COLLECT,
+    clean_play: CleanPlay | None = None,
 ) -> HandReplay:
     """Replay one hand: check its deal, its bidding and every trick (RULES.md sections 1, 3, 4, 7).
 
@@ -851,12 +880,21 @@ def replay_hand(
     played twice: its first play).  A trick missing cards before the hand's last
     recorded trick is one HAND_INCOMPLETE (section 7, "Gaps in the record"): with a deal
     and exactly one card of a missing seat never played, that card is taken as its play.
+
+    ``clean_play``: what a replay of the same hand that found nothing in its deal or card play gave
+    (:class:`CleanPlay`; the compiled core's, when the reference only writes the message text of a
+    hand flagged for its bids, tricks-taken record or score): the deal and the tricks are then not
+    checked again (the record may leave them out; ``tricks`` is empty); the bids and the tricks-taken
+    record are checked as always.  Raises ``ValueError`` for a ``clean_play`` of a hand that is
+    incomplete and has no tricks-taken record.
     """
     findings = FindingList(policy)
     gid, h = record.game_id, record.hand
     if score_before is None:
         score_before = (0, 0)
-    if record.deal is not None:
+    if clean_play is not None and not clean_play.complete and record.taken is None:
+        raise ValueError(f"game {gid}, {where(h)}: a clean play of an incomplete hand needs its tricks-taken record")
+    if record.deal is not None and clean_play is None:
         _check_deal(record, ruleset, findings)
     bids = _check_bids(record, ruleset, score_before, findings, scores_known)
 
@@ -866,7 +904,9 @@ def replay_hand(
     plays: list[list[tuple[Seat, str]]] = [list(zip(t.seats(), t.cards)) for t in tricks_rec]
     last = max((n for n, t in enumerate(tricks_rec, 1) if t.cards), default=0)
     gaps: dict[int, tuple[tuple[Seat, ...], tuple[str, ...] | None]] = {}
-    if tricks_rec:
+    if clean_play is not None:
+        replayed, complete = clean_play
+    elif tricks_rec:
         inferred = record.deal is None
         deal = _played_once(record) if inferred else record.deal
         played_all = {c for t in tricks_rec for c in t.cards}
@@ -950,8 +990,9 @@ def replay_hand(
                         expected=str(done.winner),
                     )
                 )
-    replayed = state.taken if state is not None else (0, 0, 0, 0)
-    complete = state is not None and len(plays) == 13 and all(len(tp) == 4 for tp in plays)
+    if clean_play is None:
+        replayed = state.taken if state is not None else (0, 0, 0, 0)
+        complete = state is not None and len(plays) == 13 and all(len(tp) == 4 for tp in plays)
 
     taken_rec = record.taken
     # what is missing beyond the gaps already named: tricks never recorded, short tricks at the end
@@ -1033,4 +1074,4 @@ def replay_hand(
     )
 
 
-__all__ = ["CompletedTrick", "HandReplay", "PlayState", "first_leader", "legal_cards", "replay_hand"]
+__all__ = ["PLAY_CODES", "CleanPlay", "CompletedTrick", "HandReplay", "PlayState", "first_leader", "legal_cards", "replay_hand"]
