@@ -22,8 +22,10 @@ what it would).
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -291,11 +293,17 @@ def _real_path(source: str) -> str | None:
     return os.path.realpath(source) if os.path.isfile(source) else None
 
 
-def file_aliases(con: duckdb.DuckDBPyConnection, sources: Iterable[str]) -> dict[str, str]:
+def real_paths(sources: Iterable[str]) -> dict[str, str]:
+    """``{source: its real path}`` for the sources that are files (links resolved)."""
+    return {s: p for s in sources if (p := _real_path(s)) is not None}
+
+
+def file_aliases(con: duckdb.DuckDBPyConnection, sources: Iterable[str], real: Mapping[str, str] | None = None) -> dict[str, str]:
     """``{other name: source}``: the names under which each file of ``sources`` was loaded before
     (from another working directory, or by its absolute path: ``source_file`` is the path as
-    :func:`~spadework.parsers.io.display_name` gives it then).  Empty when nothing was."""
-    real = {s: p for s in sources if (p := _real_path(s)) is not None}
+    :func:`~spadework.parsers.io.display_name` gives it then).  Empty when nothing was.  ``real``:
+    :func:`real_paths` of ``sources`` when the caller has it (one ``realpath`` per file)."""
+    real = real_paths(sources) if real is None else {s: real[s] for s in sources if s in real}
     if not real:
         return {}
     con.execute(f"CREATE TABLE IF NOT EXISTS {LOADED_FILES} (source_file VARCHAR NOT NULL, path VARCHAR NOT NULL)")
@@ -310,16 +318,23 @@ def file_aliases(con: duckdb.DuckDBPyConnection, sources: Iterable[str]) -> dict
     return {name: by_path[p] for name, p in rows if name not in real}
 
 
-def _forget_files(con: duckdb.DuckDBPyConnection, sources: list[str]) -> None:
+def _forget_files(
+    con: duckdb.DuckDBPyConnection,
+    sources: list[str],
+    real: Mapping[str, str] | None = None,
+    known: set[str] | None = None,
+) -> None:
     """Remove everything previous loads of ``sources`` wrote (one statement per table for them all),
     also under the other names the same files were loaded by (:func:`file_aliases`), and record the
-    files' paths in :data:`LOADED_FILES`."""
+    files' paths in :data:`LOADED_FILES`.  ``real``: :func:`real_paths` of ``sources`` when the caller
+    has it.  ``known``: every ``source_file`` the tables hold, when the caller keeps that set: sources
+    outside it (and without aliases) have nothing to remove, so the tables are not searched."""
     if not sources:
         return
     sources = list(dict.fromkeys(sources))
-    real = {s: p for s in sources if (p := _real_path(s)) is not None}
+    real = real_paths(sources) if real is None else {s: real[s] for s in sources if s in real}
     if real:
-        aliases = file_aliases(con, real)
+        aliases = file_aliases(con, real, real)
         con.register("_loaded_paths", pa.table({"source_file": list(real), "path": list(real.values())}))
         try:
             con.execute(
@@ -330,6 +345,8 @@ def _forget_files(con: duckdb.DuckDBPyConnection, sources: list[str]) -> None:
         finally:
             con.unregister("_loaded_paths")
         sources += [a for a in aliases if a not in sources]
+    if known is not None and known.isdisjoint(sources):
+        return  # nothing of these files is loaded (the usual case for new files)
     con.register("_forget_sources", pa.table({"source_file": sources}))
     try:
         where = "source_file IN (SELECT source_file FROM _forget_sources)"
@@ -396,6 +413,7 @@ class _Loader:
         self.pending: list[tuple[HandRecord, str, FileResult]] = []
         self.errors: list[LoadError] = []
         self.to_forget: list[str] = []  # files whose turn came since the last write
+        self.known: set[str] = set()  # the source_file names the tables hold (read as a transaction begins)
 
     def _begin(self) -> None:
         if not self.in_transaction:
@@ -403,6 +421,13 @@ class _Loader:
             self.con.execute("BEGIN TRANSACTION")
             self.in_transaction = True
             mark_loaded(self.con)
+            self.known = {
+                name
+                for (name,) in self.con.execute(
+                    f"SELECT source_file FROM {HAND_RECORDS} UNION SELECT source_file FROM load_errors "
+                    "UNION SELECT source_file FROM load_warnings"
+                ).fetchall()
+            }
 
     def add_file(self, items: Iterable[HandRecord | LoadError], source: str, fmt: str | None) -> FileResult:
         """Buffer (and write, batch by batch) one file's stream of records and load errors."""
@@ -459,9 +484,12 @@ class _Loader:
             self.write()
         return result
 
-    def _keys(self) -> Iterator[tuple[tuple[str, int], int | None, Any, str, FileResult]]:
-        """Each buffered hand in order: (key, line, the record or (rows, j), source, result)."""
+    def _keys(self, skip: set[int] = frozenset()) -> Iterator[tuple[tuple[str, int], int | None, Any, str, FileResult]]:  # type: ignore[assignment]
+        """Each buffered hand in order: (key, line, the record or (rows, j), source, result); ``skip``:
+        ids of buffered ``_Rows`` to leave out."""
         for item, source, result in self.pending:
+            if id(item) in skip:
+                continue
             if isinstance(item, _Rows):
                 for j, key, line in zip(item.rows, item.keys, item.lines):
                     yield key, line, (item, j), source, result
@@ -491,12 +519,22 @@ class _Loader:
             return
         self._begin()
         forgetting = set(self.to_forget)
-        alias_of = file_aliases(self.con, forgetting) if self.pending else {}  # the same files under other names
+        real = real_paths(forgetting)
+        alias_of = file_aliases(self.con, forgetting, real) if self.pending else {}  # the same files under other names
         elsewhere = self._loaded_elsewhere() if self.pending else {}
         batch = _Batch()
         here: dict[tuple[str, int], tuple[str, int | None]] = {}
         kept: dict[int, list[int]] = {}  # id of a _Rows -> its rows written
-        for key, line, rec, source, result in self._keys():
+        # a file read as ready rows whose hands are loaded nowhere else and appear once in the batch
+        # goes in whole (the per-hand search below costs more than the rest of writing it)
+        counts = Counter(chain.from_iterable(i.keys if isinstance(i, _Rows) else ((i.game_id, i.hand),) for i, _, _ in self.pending))
+        risky = {k for k, n in counts.items() if n > 1}.union(elsewhere)
+        whole = {id(i) for i, _, _ in self.pending if isinstance(i, _Rows) and risky.isdisjoint(i.keys)}
+        for item, _, result in self.pending:
+            if id(item) in whole:
+                kept[id(item)] = item.rows
+                result.hands += len(item.rows)
+        for key, line, rec, source, result in self._keys(skip=whole):
             clash = None
             for named, other_line in elsewhere.get(key, ()):
                 other = alias_of.get(named, named)
@@ -525,7 +563,9 @@ class _Loader:
                 result.warnings += len(rec.warnings)
             else:
                 kept.setdefault(id(rec[0]), []).append(rec[1])
-        _forget_files(self.con, self.to_forget)
+        _forget_files(self.con, self.to_forget, real, self.known)
+        self.known.update(self.to_forget)
+        self.known.update(e.source_file for e in self.errors)
         _flush(self.con, batch, self.errors)
         rows = 0
         tables = []
