@@ -413,7 +413,9 @@ class _Loader:
         self.pending: list[tuple[HandRecord, str, FileResult]] = []
         self.errors: list[LoadError] = []
         self.to_forget: list[str] = []  # files whose turn came since the last write
-        self.known: set[str] = set()  # the source_file names the tables hold (read as a transaction begins)
+        # the source_file names the tables hold: read as the first transaction begins, then kept up to
+        # date by write() (and by a caller that writes rows of its own between transactions: note())
+        self.known: set[str] | None = None
 
     def _begin(self) -> None:
         if not self.in_transaction:
@@ -421,6 +423,7 @@ class _Loader:
             self.con.execute("BEGIN TRANSACTION")
             self.in_transaction = True
             mark_loaded(self.con)
+        if self.known is None:
             self.known = {
                 name
                 for (name,) in self.con.execute(
@@ -428,6 +431,11 @@ class _Loader:
                     "UNION SELECT source_file FROM load_warnings"
                 ).fetchall()
             }
+
+    def note(self, sources: Iterable[str]) -> None:
+        """Sources whose rows were written (by this loader, or by the caller between its transactions)."""
+        if self.known is not None:
+            self.known.update(sources)
 
     def add_file(self, items: Iterable[HandRecord | LoadError], source: str, fmt: str | None) -> FileResult:
         """Buffer (and write, batch by batch) one file's stream of records and load errors."""
@@ -564,8 +572,8 @@ class _Loader:
             else:
                 kept.setdefault(id(rec[0]), []).append(rec[1])
         _forget_files(self.con, self.to_forget, real, self.known)
-        self.known.update(self.to_forget)
-        self.known.update(e.source_file for e in self.errors)
+        self.note(self.to_forget)
+        self.note(e.source_file for e in self.errors)
         _flush(self.con, batch, self.errors)
         rows = 0
         tables = []

@@ -690,6 +690,7 @@ def load_fast(
                 python.commit()  # the files before it are written first, as one by one
                 try:
                     result = _load_jsonl_file(con, path, source, chunk_bytes, on_batch, stream, scan_threads)
+                    python.note([source])  # rows written beside the Python loader
                 except (OSError, EOFError, FastLoadError):
                     result = None  # rolled back: the Python loader reads the file and says what is wrong
             if result is None:
