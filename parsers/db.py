@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import orjson
 import pyarrow as pa
 
@@ -298,13 +299,19 @@ def real_paths(sources: Iterable[str]) -> dict[str, str]:
     return {s: p for s in sources if (p := _real_path(s)) is not None}
 
 
-def file_aliases(con: duckdb.DuckDBPyConnection, sources: Iterable[str], real: Mapping[str, str] | None = None) -> dict[str, str]:
+def file_aliases(
+    con: duckdb.DuckDBPyConnection,
+    sources: Iterable[str],
+    real: Mapping[str, str] | None = None,
+    known: Known | None = None,
+) -> dict[str, str]:
     """``{other name: source}``: the names under which each file of ``sources`` was loaded before
     (from another working directory, or by its absolute path: ``source_file`` is the path as
     :func:`~spadework.parsers.io.display_name` gives it then).  Empty when nothing was.  ``real``:
-    :func:`real_paths` of ``sources`` when the caller has it (one ``realpath`` per file)."""
+    :func:`real_paths` of ``sources`` when the caller has it (one ``realpath`` per file); ``known``:
+    what the database holds, when the caller keeps it (:class:`Known`; a path outside it needs no query)."""
     real = real_paths(sources) if real is None else {s: real[s] for s in sources if s in real}
-    if not real:
+    if not real or (known is not None and known.paths.isdisjoint(real.values())):
         return {}
     con.execute(f"CREATE TABLE IF NOT EXISTS {LOADED_FILES} (source_file VARCHAR NOT NULL, path VARCHAR NOT NULL)")
     by_path: dict[str, str] = {}
@@ -318,35 +325,63 @@ def file_aliases(con: duckdb.DuckDBPyConnection, sources: Iterable[str], real: M
     return {name: by_path[p] for name, p in rows if name not in real}
 
 
+@dataclass
+class Known:
+    """What a database holds of loaded files, kept by a loader that writes many batches: ``names``,
+    every ``source_file`` of ``hand_records``, ``load_errors``, ``load_warnings`` and
+    :data:`LOADED_FILES`; ``paths``, every path of :data:`LOADED_FILES`.  Supersets are safe (a name
+    or path in them costs a query); :func:`_forget_files` adds what it writes."""
+
+    names: set[str]
+    paths: set[str]
+
+    @classmethod
+    def read(cls, con: duckdb.DuckDBPyConnection) -> Known:
+        con.execute(f"CREATE TABLE IF NOT EXISTS {LOADED_FILES} (source_file VARCHAR NOT NULL, path VARCHAR NOT NULL)")
+        names = {
+            name
+            for (name,) in con.execute(
+                f"SELECT source_file FROM {HAND_RECORDS} UNION SELECT source_file FROM load_errors "
+                f"UNION SELECT source_file FROM load_warnings UNION SELECT source_file FROM {LOADED_FILES}"
+            ).fetchall()
+        }
+        return cls(names, {p for (p,) in con.execute(f"SELECT DISTINCT path FROM {LOADED_FILES}").fetchall()})
+
+
 def _forget_files(
     con: duckdb.DuckDBPyConnection,
     sources: list[str],
     real: Mapping[str, str] | None = None,
-    known: set[str] | None = None,
+    known: Known | None = None,
 ) -> None:
     """Remove everything previous loads of ``sources`` wrote (one statement per table for them all),
     also under the other names the same files were loaded by (:func:`file_aliases`), and record the
     files' paths in :data:`LOADED_FILES`.  ``real``: :func:`real_paths` of ``sources`` when the caller
-    has it.  ``known``: every ``source_file`` the tables hold, when the caller keeps that set: sources
-    outside it (and without aliases) have nothing to remove, so the tables are not searched."""
+    has it.  ``known``: what the database holds, when the caller keeps it (:class:`Known`, brought up
+    to date here): sources and paths outside it have nothing to remove, so the tables are not searched."""
     if not sources:
         return
     sources = list(dict.fromkeys(sources))
     real = real_paths(sources) if real is None else {s: real[s] for s in sources if s in real}
     if real:
-        aliases = file_aliases(con, real, real)
+        aliases = file_aliases(con, real, real, known)
         con.register("_loaded_paths", pa.table({"source_file": list(real), "path": list(real.values())}))
         try:
-            con.execute(
-                f"DELETE FROM {LOADED_FILES} WHERE source_file IN (SELECT source_file FROM _loaded_paths) "
-                f"OR path IN (SELECT path FROM _loaded_paths)"
-            )
+            if known is None or not (known.names.isdisjoint(real) and known.paths.isdisjoint(real.values())):
+                con.execute(
+                    f"DELETE FROM {LOADED_FILES} WHERE source_file IN (SELECT source_file FROM _loaded_paths) "
+                    f"OR path IN (SELECT path FROM _loaded_paths)"
+                )
             con.execute(f"INSERT INTO {LOADED_FILES} SELECT source_file, path FROM _loaded_paths")
         finally:
             con.unregister("_loaded_paths")
         sources += [a for a in aliases if a not in sources]
-    if known is not None and known.isdisjoint(sources):
-        return  # nothing of these files is loaded (the usual case for new files)
+    if known is not None:
+        new = known.names.isdisjoint(sources)
+        known.names.update(sources)
+        known.paths.update(real.values())
+        if new:
+            return  # nothing of these files is loaded (the usual case for new files)
     con.register("_forget_sources", pa.table({"source_file": sources}))
     try:
         where = "source_file IN (SELECT source_file FROM _forget_sources)"
@@ -377,11 +412,12 @@ def _appears_twice(key: tuple[str, int], first_line: int | None) -> str:
 class _Rows:
     """One file's hands as ready ``hand_records`` rows (read by compiled code, see :meth:`_Loader.add_rows`)."""
 
-    table: pa.Table  # the hand_records columns but source_file, one row per hand, in line order
-    rows: list[int]  # the rows of table still to be written (not a hand the file repeats)
+    table: pa.Table  # the hand_records columns but source_file, one row per hand (of this file and maybe others)
+    start: int  # the file's first row in table; its rows follow in line order
+    rows: list[int]  # the file's rows (0 = its first) still to be written (not a hand the file repeats)
     keys: list[tuple[str, int]]  # (game_id, hand) of each of rows
     lines: list[int]  # the line of each of rows
-    record: Callable[[int], HandRecord]  # the record of table row j (only for the text of a load error)
+    record: Callable[[int], HandRecord]  # the record of the file's row j (only for the text of a load error)
 
 
 class _Loader:
@@ -413,9 +449,9 @@ class _Loader:
         self.pending: list[tuple[HandRecord, str, FileResult]] = []
         self.errors: list[LoadError] = []
         self.to_forget: list[str] = []  # files whose turn came since the last write
-        # the source_file names the tables hold: read as the first transaction begins, then kept up to
+        # what the tables hold of loaded files: read as the first transaction begins, then kept up to
         # date by write() (and by a caller that writes rows of its own between transactions: note())
-        self.known: set[str] | None = None
+        self.known: Known | None = None
 
     def _begin(self) -> None:
         if not self.in_transaction:
@@ -424,18 +460,14 @@ class _Loader:
             self.in_transaction = True
             mark_loaded(self.con)
         if self.known is None:
-            self.known = {
-                name
-                for (name,) in self.con.execute(
-                    f"SELECT source_file FROM {HAND_RECORDS} UNION SELECT source_file FROM load_errors "
-                    "UNION SELECT source_file FROM load_warnings"
-                ).fetchall()
-            }
+            self.known = Known.read(self.con)
 
     def note(self, sources: Iterable[str]) -> None:
         """Sources whose rows were written (by this loader, or by the caller between its transactions)."""
         if self.known is not None:
-            self.known.update(sources)
+            sources = list(sources)
+            self.known.names.update(sources)
+            self.known.paths.update(real_paths(sources).values())
 
     def add_file(self, items: Iterable[HandRecord | LoadError], source: str, fmt: str | None) -> FileResult:
         """Buffer (and write, batch by batch) one file's stream of records and load errors."""
@@ -466,17 +498,32 @@ class _Loader:
                 self.write()
         return result
 
-    def add_rows(self, rows: pa.Table, source: str, fmt: str | None, record: Callable[[int], HandRecord]) -> FileResult:
-        """:meth:`add_file` for a file whose every hand is already a ``hand_records`` row (``rows``:
-        every column but ``source_file``, in line order, every number in range; its lines read by
-        compiled code, so no load error or warning of their own).  ``record(j)``: row ``j`` as a
-        record, asked for only when it becomes a load error (a hand twice, or loaded elsewhere)."""
+    def add_rows(
+        self,
+        table: pa.Table,
+        source: str,
+        fmt: str | None,
+        record: Callable[[int], HandRecord],
+        start: int = 0,
+        keys: list[tuple[str, int]] | None = None,
+        lines: list[int] | None = None,
+    ) -> FileResult:
+        """:meth:`add_file` for a file whose every hand is already a ``hand_records`` row: rows
+        ``start`` to ``start + len(keys)`` of ``table`` (every column but ``source_file``, in line
+        order, every number in range; its lines read by compiled code, so no load error or warning of
+        their own; the rest of the table may hold other files' rows, so that a batch of many small
+        files is one ``take``).  ``keys``/``lines``: the rows' ``(game_id, hand)`` and
+        ``source_line`` (default: read from ``table``, every row from ``start``).  ``record(j)``: the
+        file's row ``j`` as a record, asked for only when it becomes a load error (a hand twice, or
+        loaded elsewhere)."""
         self._begin()
         result = FileResult(source, fmt)
         self.order[source] = len(self.order)
         self.to_forget.append(source)
-        keys = list(zip(rows.column("game_id").to_pylist(), rows.column("hand").to_pylist()))
-        lines = rows.column("source_line").to_pylist()
+        if keys is None or lines is None:
+            rows = table.slice(start)
+            keys = list(zip(rows.column("game_id").to_pylist(), rows.column("hand").to_pylist()))
+            lines = rows.column("source_line").to_pylist()
         seen: dict[tuple[str, int], int] = {}
         keep: list[int] = []
         for j, key in enumerate(keys):
@@ -486,7 +533,11 @@ class _Loader:
                 continue
             seen[key] = lines[j]
             keep.append(j)
-        self.pending.append((_Rows(rows, keep, [keys[j] for j in keep], [lines[j] for j in keep], record), source, result))
+        if len(keep) == len(keys):
+            kept_keys, kept_lines = keys, lines
+        else:
+            kept_keys, kept_lines = [keys[j] for j in keep], [lines[j] for j in keep]
+        self.pending.append((_Rows(table, start, keep, kept_keys, kept_lines, record), source, result))
         self.written += len(keep)
         if self.written >= BATCH_HANDS or len(self.errors) >= BATCH_HANDS:
             self.write()
@@ -528,7 +579,7 @@ class _Loader:
         self._begin()
         forgetting = set(self.to_forget)
         real = real_paths(forgetting)
-        alias_of = file_aliases(self.con, forgetting, real) if self.pending else {}  # the same files under other names
+        alias_of = file_aliases(self.con, forgetting, real, self.known) if self.pending else {}  # the same files under other names
         elsewhere = self._loaded_elsewhere() if self.pending else {}
         batch = _Batch()
         here: dict[tuple[str, int], tuple[str, int | None]] = {}
@@ -572,20 +623,30 @@ class _Loader:
             else:
                 kept.setdefault(id(rec[0]), []).append(rec[1])
         _forget_files(self.con, self.to_forget, real, self.known)
-        self.note(self.to_forget)
         self.note(e.source_file for e in self.errors)
         _flush(self.con, batch, self.errors)
+        # the ready rows: one take per table they lie in (a group of small files shares one), with
+        # source_file as a dictionary column of the batch's file names
         rows = 0
-        tables = []
+        names: dict[str, int] = {}
+        taken: dict[int, tuple[pa.Table, list[np.ndarray], list[np.ndarray]]] = {}
         for item, source, _ in self.pending:
             if isinstance(item, _Rows) and id(item) in kept:
-                keep = kept[id(item)]  # its rows that are neither repeated nor loaded elsewhere
-                t = item.table if len(keep) == item.table.num_rows else item.table.take(pa.array(keep, pa.int64()))
-                tables.append(t.append_column("source_file", pa.array([source] * t.num_rows, pa.string())))
-                rows += t.num_rows
-        if tables:
+                keep = np.asarray(kept[id(item)], dtype=np.int64)  # rows neither repeated nor loaded elsewhere
+                _, at, of = taken.setdefault(id(item.table), (item.table, [], []))
+                at.append(keep + item.start)
+                of.append(np.full(len(keep), names.setdefault(source, len(names)), dtype=np.int32))
+                rows += len(keep)
+        if rows:
+            dictionary = pa.array(list(names), pa.string())
+            tables = [
+                t.take(pa.array(np.concatenate(at))).append_column(
+                    "source_file", pa.DictionaryArray.from_arrays(pa.array(np.concatenate(of)), dictionary)
+                )
+                for t, at, of in taken.values()
+            ]
             # one chunk per column: DuckDB reads thousands of one-file chunks far slower
-            self.con.register("_rows", pa.concat_tables(tables, promote_options="default").combine_chunks())
+            self.con.register("_rows", pa.concat_tables(tables).combine_chunks())
             try:
                 self.con.execute(f"INSERT INTO {HAND_RECORDS} BY NAME SELECT * FROM _rows")
             finally:

@@ -780,17 +780,20 @@ def _load_small_jsonl(python: _Loader, group: list, scan_threads: int | None) ->
                 cols["source_line"] = pa.array((fast - first[file_of[fast]] + 1).astype(np.int32))
             table = pa.table(cols)
             STATS["fast_lines"] += len(fast)
+    if table is not None:  # the keys and lines of every file's rows, as Python values at once
+        keys = list(zip(table.column("game_id").to_pylist(), table.column("hand").to_pylist()))
+        lines = table.column("source_line").to_pylist()
     for i, (path, source, file_fmt, _) in enumerate(group):
         if i in clean:
             start, n = clean[i]
 
-            def record(j: int, rows=table.slice(start, n), source=source, data=datas[i]) -> HandRecord:
-                ln = rows.column("source_line")[j].as_py()
+            def record(j: int, lines=lines[start : start + n], source=source, data=datas[i]) -> HandRecord:
+                ln = lines[j]
                 item = _parse_python(source, ln, data.split(b"\n")[ln - 1].rstrip(b"\r\n"))
                 assert isinstance(item, HandRecord), item  # the scanner read this line
                 return item
 
-            yield python.add_rows(table.slice(start, n), source, file_fmt, record), source
+            yield python.add_rows(table, source, file_fmt, record, start, keys[start : start + n], lines[start : start + n]), source
         else:
             items = _with_empty_check(formats.load(path, fmt=file_fmt, source=source), source)
             yield python.add_file(items, source, file_fmt), source
