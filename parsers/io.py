@@ -274,6 +274,10 @@ def file_identity(path: str | os.PathLike[str]) -> tuple[int, int] | str:
     return os.path.realpath(path)
 
 
+def _parts(path: Path) -> tuple[str, ...]:
+    return path.parts
+
+
 def _files_under(folder: Path) -> list[Path]:
     """The files under ``folder``, sorted, hidden ones (a part starting with ``.``) left out, links to
     folders not followed.  A subfolder that cannot be listed, or is gone by the time it is listed
@@ -282,7 +286,7 @@ def _files_under(folder: Path) -> list[Path]:
     for top, dirs, names in os.walk(folder, followlinks=False):  # listing errors are ignored
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         found.extend(Path(top) / n for n in names if not n.startswith("."))
-    return sorted(p for p in found if p.is_file())
+    return sorted((p for p in found if p.is_file()), key=_parts)  # Path's own order, without a Python __lt__ per comparison
 
 
 def walk(paths: list[str | os.PathLike[str]]) -> Iterator[Path]:

@@ -34,7 +34,6 @@ import pyarrow as pa
 
 from spadework.parsers import formats
 from spadework.parsers.db import (
-    BATCH_HANDS,
     HAND_RECORDS,
     INT_MAX,
     INT_MIN,
@@ -663,7 +662,7 @@ def load_fast(
                 stream.invalidate()  # written the Python loader's way: the check reads the database
             for result, source in _load_small_jsonl(python, small, scan_threads):
                 summary.files.append(result)
-                if python.written >= BATCH_HANDS:
+                if python.due:
                     python.commit()
                 if bar:
                     bar.advance_file(source)
@@ -698,7 +697,7 @@ def load_fast(
                     stream.invalidate()
                 items = _with_empty_check(formats.load(path, fmt=file_fmt, source=source), source)
                 result = python.add_file(items, source, file_fmt)
-                if python.written >= BATCH_HANDS:
+                if python.due:
                     python.commit()
             summary.files.append(result)
             if bar:
