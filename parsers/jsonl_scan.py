@@ -1411,7 +1411,80 @@ def _settle_in_python(buf, starts, ends, status, ints, strs, xbuf) -> None:
         _settle_lines(buf, starts, ends, np.array(done, np.int64), ints, strs, xbuf, status)
 
 
-__all__ = ["BLANK", "MAX_BIDS", "MAX_DEALT", "MAX_TRICKS", "OK", "PYTHON", "STRING_FIELDS", "Scan", "scan"]
+# --- a JSON document holding an array of hands ---------------------------------------------------
+
+
+def array_items(buf: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The items of a JSON document that is one array of objects (a ``.json`` log, FORMATS.md
+    section 1): ``(starts, ends)`` (int64, byte offsets in ``buf``, each item from its ``{`` to its
+    ``}``), with every newline between tokens of an item turned into a space in ``buf`` (so the items
+    read as lines).  ``None`` unless the whole document is such an array: whitespace, ``[``, objects
+    separated by commas, ``]``, whitespace (no byte-order mark, no empty array, no trailing comma, no
+    control character in a string, brackets that balance).  Whether each item is a valid object is the
+    scanner's to say; a document the reference would refuse as a whole must have an item the
+    scanner does not read (the caller then gives the file to the Python parser)."""
+    n = _array_items(buf, starts := np.empty(len(buf) // 2 + 1, np.int64), ends := np.empty(len(buf) // 2 + 1, np.int64))
+    return None if n <= 0 else (starts[:n], ends[:n])
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _array_items(b, starts, ends):
+    n = len(b)
+    p = _skip_json_ws(b, 0, n)
+    if p >= n or b[p] != 91:  # [
+        return -1
+    p = _skip_json_ws(b, p + 1, n)
+    k = 0
+    while p < n and b[p] == 123:  # { an item
+        starts[k] = p
+        depth = 0
+        inside = False
+        while p < n:
+            c = b[p]
+            if inside:
+                if c == 92:  # backslash: the next byte is escaped
+                    p += 1
+                elif c == 34:
+                    inside = False
+                elif c < 32:
+                    return -1  # a control character in a string: the whole document is not JSON
+            elif c == 34:
+                inside = True
+            elif c == 123 or c == 91:
+                depth += 1
+            elif c == 125 or c == 93:
+                depth -= 1
+                if depth == 0:
+                    break
+            elif c == 10:
+                b[p] = 32  # a newline between tokens: the scanner's whitespace is space, tab and CR
+            p += 1
+        if p >= n or b[p] != 125:
+            return -1
+        ends[k] = p + 1
+        k += 1
+        p = _skip_json_ws(b, p + 1, n)
+        if p < n and b[p] == 44:  # , then the next item
+            p = _skip_json_ws(b, p + 1, n)
+            if p >= n or b[p] != 123:
+                return -1
+        elif p < n and b[p] == 93:  # ] the end
+            if _skip_json_ws(b, p + 1, n) != n:
+                return -1
+            return k
+        else:
+            return -1
+    return -1
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _skip_json_ws(b, p, n):
+    while p < n and (b[p] == 32 or b[p] == 10 or b[p] == 13 or b[p] == 9):
+        p += 1
+    return p
+
+
+__all__ = ["BLANK", "MAX_BIDS", "MAX_DEALT", "MAX_TRICKS", "OK", "PYTHON", "STRING_FIELDS", "Scan", "array_items", "scan"]
 
 
 # --- the scan as hand_records rows -------------------------------------------------------------

@@ -60,8 +60,8 @@ def dispatchers() -> dict[str, object]:
 def warm(threads: int | None = None) -> WarmReport:
     """Compile (or load from the cache) every numba function ``validate`` and ``check`` run.
 
-    Validates a simulated season of :data:`WARM_GAMES` games with planted faults, and a hand with a
-    float extension (which orjson writes back), through the compiled engine into an in-memory
+    Validates a simulated season of :data:`WARM_GAMES` games with planted faults, a hand with a
+    float extension (which orjson writes back) and a ``.json`` array of a few hands, through the compiled engine into an in-memory
     database (the compiled reader, the streamed check, the core's two passes), then checks that
     database again (the stored-rows route).  ``threads``:
     numba's thread count while warming (default: unchanged).  Returns a :class:`WarmReport`.
@@ -88,10 +88,14 @@ def warm(threads: int | None = None) -> WarmReport:
                 first = orjson.loads(f.readline())
                 f.seek(0, os.SEEK_END)
                 f.write(orjson.dumps(dict(first, game_id="warm-orjson", x_seconds=0.5)) + b"\n")
+            array = os.path.join(tmp, "warm.json")  # a few hands as a .json array (its item splitter)
+            with open(path, "rb") as f, open(array, "wb") as out:
+                items = [orjson.loads(line) for line in f.read().splitlines()[:3]]
+                out.write(orjson.dumps([dict(o, game_id="warm-array") for o in items], option=orjson.OPT_INDENT_2))
             loader.FAST_MIN_BYTES = 0  # a tiny file takes the compiled reader too
             con = connect(None)
             try:
-                engines.COMPILED.validate(con, [path])
+                engines.COMPILED.validate(con, [path, array])
                 engines.COMPILED.check(con)
             finally:
                 con.close()
