@@ -18,7 +18,7 @@ from typing import IO, Any
 
 import orjson
 
-from spadework.parsers.cards import CardError, parse_card
+from spadework.parsers.cards import CardError, parse_card, spellings
 from spadework.parsers.io import decode, iter_lines, iter_text_lines, open_binary, raw_text, strip_gz
 from spadework.parsers.model import SCHEMA, Bid, HandRecord, LoadError, RecordError, SideScore, Trick
 from spadework.parsers.seats import SEATS, SIDES, Seat, Side
@@ -83,6 +83,20 @@ def _card(value: Any, what: str) -> str:
         return parse_card(value)
     except CardError as exc:
         raise RecordError(f"{what}: {exc}") from None
+
+
+_SPELLINGS = spellings()
+"""Every exact written form of a card -> its code (``parse_card`` of each, from ``cards``)."""
+
+
+def _cards(values: list, what: str) -> tuple[str, ...]:
+    """The card codes of a list of written cards, as :func:`_card` of each: exact spellings are
+    looked up at once, anything else (lower case, spaces, not a card) card by card, so an error
+    names ``what[j]``."""
+    try:
+        return tuple(map(_SPELLINGS.__getitem__, values))
+    except (KeyError, TypeError):  # TypeError: an unhashable value (a list, an object)
+        return tuple(_card(c, f"{what}[{j}]") for j, c in enumerate(values))
 
 
 def _seat_map(value: Any, what: str) -> dict[Seat, Any]:
@@ -186,7 +200,7 @@ def record_from_obj(obj: Any, source_file: str | None = None, source_line: int |
             cards = deal_raw.get(s, [])
             if not isinstance(cards, list):
                 raise RecordError(f"deal.{s} must be a list of cards")
-            hands.append(tuple(_card(c, f"deal.{s}[{j}]") for j, c in enumerate(cards)))
+            hands.append(_cards(cards, f"deal.{s}"))
         deal = tuple(hands)
 
     tricks = None
@@ -208,7 +222,7 @@ def record_from_obj(obj: Any, source_file: str | None = None, source_line: int |
             if len(cards) > 4:
                 raise RecordError(f"{where} has {len(cards)} cards; a trick has at most 4")
             winner = None if t.get("winner") is None else _seat(t["winner"], f"{where}.winner")
-            out.append(Trick(leader, tuple(_card(c, f"{where}.cards[{j}]") for j, c in enumerate(cards)), winner))
+            out.append(Trick(leader, _cards(cards, f"{where}.cards"), winner))
             _unknown(where, t, _TRICK_KEYS)
         tricks = tuple(out)
 
