@@ -69,6 +69,9 @@ def test_dump_is_canonical_and_round_trips():
     [
         (line()[:-20], "not valid JSON"),
         (line(tricks=[{"leader": "E", "cards": ["2C", "1S"]}]), "tricks[0].cards[1]: '1S' is not a card"),
+        (line(tricks=[{"leader": "E", "cards": ["2C", ["3C"]]}]), "tricks[0].cards[1]: ['3C'] is not a card"),
+        (line(deal={"N": ["AS", "kh", 7]}), "deal.N[2]: 7 is not a card"),
+        (line(deal={"N": ["AS", True]}), "deal.N[1]: True is not a card"),
         (line(dealer="X"), "dealer 'X' is not a seat"),
         (line(hand="two"), "hand: 'two' is not a whole number"),
         (line(hand=0), "hand: 0 is below 1"),
