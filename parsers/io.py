@@ -251,15 +251,17 @@ def display_name(path: str | os.PathLike[str]) -> str:
     ``/abs/path/g.jsonl`` name the same file and reloading it replaces its hands.
 
     The name is text a database can store: bytes of a file name that are not UTF-8 (which Python
-    keeps as lone surrogates) are recorded as U+FFFD.  When the working directory is gone, the
-    absolute path."""
+    keeps as lone surrogates) are written as ``\\xNN``, so two files whose names differ only in such
+    bytes keep names of their own (written as U+FFFD, both were one name, and loading the second
+    removed the first's hands, or not, depending on where a batch ended).  When the working
+    directory is gone, the absolute path."""
     full = os.path.abspath(os.fspath(path))
     try:
         rel = os.path.relpath(full)
     except OSError:  # the working directory was removed
         rel = full
     name = full if rel.startswith("..") else rel
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def file_identity(path: str | os.PathLike[str]) -> tuple[int, int] | str:

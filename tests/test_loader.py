@@ -192,22 +192,29 @@ def test_walk_passes_over_a_folder_gone_while_it_is_listed(tmp_path, monkeypatch
 
 
 @pytest.mark.parametrize("engine", ["reference", "compiled"])
-def test_a_file_name_that_is_not_utf8_is_recorded_with_replacement_characters(tmp_path, engine):
+def test_a_file_name_that_is_not_utf8_is_recorded_with_its_bytes_escaped(tmp_path, engine, monkeypatch):
     """A log whose file name has bytes that are not UTF-8 loads (the whole load failed with an
-    encoding error); its source_file shows U+FFFD for those bytes."""
+    encoding error); its source_file shows those bytes as \\xNN.  Two such files whose names differ
+    only there keep names of their own: written as U+FFFD they were one name, and loading the
+    second removed the first's hands when a batch (the reference's: 5,000 records) ended between
+    them, but not when both were in one batch, so the engines disagreed (found by fuzzing)."""
     import os
 
     from spadework.analysis.engine import engines
+    from spadework.parsers import db as parsers_db
 
+    monkeypatch.setattr(parsers_db, "BATCH_HANDS", 1)  # a batch ends after every file
     write(tmp_path / "a.jsonl", line(hand=1))
-    odd = os.path.join(os.fsencode(tmp_path), b"s\xff\xfe.jsonl")
-    with open(odd, "wb") as f:
-        f.write((line(game_id="other") + "\n").encode())
+    for name, gid in ((b"s\xff\xfe.jsonl", "other"), (b"s\xfe\xfe.jsonl", "third")):
+        with open(os.path.join(os.fsencode(tmp_path), name), "wb") as f:
+            f.write((line(game_id=gid) + "\n").encode())
     con = db.connect()
     s = engines.get_engine(engine).load(con, [tmp_path])
-    assert (s.hands, s.errors) == (2, 0)
-    assert sorted(r[0] for r in con.execute("SELECT DISTINCT source_file FROM hands").fetchall()) == [
-        str(tmp_path / "a.jsonl"), str(tmp_path / "s\ufffd\ufffd.jsonl")
+    assert (s.hands, s.errors) == (3, 0)
+    assert sorted(con.execute("SELECT DISTINCT source_file, game_id FROM hands").fetchall()) == [
+        (str(tmp_path / "a.jsonl"), "club-0314-t2"),
+        (str(tmp_path / "s\\xfe\\xfe.jsonl"), "third"),
+        (str(tmp_path / "s\\xff\\xfe.jsonl"), "other"),
     ]
 
 
