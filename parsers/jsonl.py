@@ -135,6 +135,24 @@ def parse_bid_value(value: Any, what: str = "bid") -> tuple[int | float, bool]:
     return value, value == 0
 
 
+def _unwritable(value: Any) -> str | None:
+    """Why orjson cannot write ``value`` as the loader stores it (it writes at most 254 levels of
+    nesting, and whole numbers of at most 64 bits), or ``None`` when it can."""
+    try:
+        orjson.dumps(value)
+    except TypeError as exc:
+        return "nested more than 254 levels deep" if "ecursion" in str(exc) else str(exc)
+    return None
+
+
+def _shown(value: Any) -> str:
+    """``value`` as JSON text for a message or ``load_errors.raw``, whatever it holds."""
+    try:
+        return orjson.dumps(value, default=str).decode()
+    except TypeError as exc:
+        return f"(not shown: {_unwritable(value) or exc})"
+
+
 def record_from_obj(obj: Any, source_file: str | None = None, source_line: int | None = None) -> HandRecord:
     """Build a :class:`HandRecord` from one decoded ``spades-hand/1`` JSON object.
 
@@ -167,13 +185,16 @@ def record_from_obj(obj: Any, source_file: str | None = None, source_line: int |
         raise RecordError(f"rules must be a preset name or an object, not {rules!r}")
     if isinstance(rules, Mapping):
         rules = dict(rules)
+        why = _unwritable(rules)
+        if why:
+            raise RecordError(f"rules cannot be stored ({why})")
 
     nested: list[str] = []
 
     def _unknown(where: str, d: Mapping[str, Any], known: frozenset[str]) -> None:
         for k in d:
             if k not in known:
-                nested.append(f"{where}: unknown key {k!r} ignored (value {orjson.dumps(d[k], default=str).decode()[:200]})")
+                nested.append(f"{where}: unknown key {k!r} ignored (value {_shown(d[k])[:200]})")
 
     bids_raw = _need(obj, "bids")
     if not isinstance(bids_raw, list):
@@ -258,11 +279,9 @@ def record_from_obj(obj: Any, source_file: str | None = None, source_line: int |
     winner = None if obj.get("winner") is None else _side(obj["winner"], "winner")
 
     extras = {k: v for k, v in obj.items() if k not in KNOWN_KEYS}
-    if extras:
-        try:
-            orjson.dumps(extras)  # what the loader stores; it refuses nesting over 254 levels
-        except TypeError as exc:
-            raise RecordError(f"extension fields cannot be stored ({exc}; nesting over 254 levels?)") from None
+    why = _unwritable(extras) if extras else None  # the loader stores orjson's text of them
+    if why:
+        raise RecordError(f"extension fields cannot be stored ({why})")
     warnings = tuple(f"unknown key '{k}' kept as an extension" for k in extras if not k.startswith("x_")) + tuple(nested)
 
     return HandRecord(
@@ -409,7 +428,7 @@ def _iter_json_document(data: bytes, source: str) -> Iterator[Item]:
         try:
             yield record_from_obj(obj, source, n)
         except ValueError as exc:
-            yield LoadError(source, n, f"item {i}: {exc}", orjson.dumps(obj).decode())
+            yield LoadError(source, n, f"item {i}: {exc}", _shown(obj))
 
 
 def load(path: str | os.PathLike[str], source: str | None = None) -> Iterator[Item]:

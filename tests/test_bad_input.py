@@ -54,6 +54,13 @@ def make_folder(root):
     # an extension nested deeper than the JSON writer stores: once crashed the whole file's load
     deep = line(game_id="deep", hand=2)[:-1] + ',"x_deep":' + "[" * 300 + "]" * 300 + "}"
     (bad / "deep.jsonl").write_text(line(game_id="deep", hand=1) + "\n" + deep + "\n")
+    # the same in a .json array, a rules object nested as deep, an unknown key as deep inside a trick
+    # (a warning): each ended the load with orjson's TypeError
+    (bad / "deep.json").write_text("[" + line(game_id="deeparr", hand=1)[:-1] + ',"x_deep":' + "[" * 300 + "]" * 300 + "}]")
+    nest = "[" * 300 + "]" * 300
+    (bad / "deeprules.jsonl").write_text(line(game_id="deeprules", rules={"preset": "standard"}).replace('"standard"}', '"standard","x":' + nest + "}", 1) + "\n")
+    trick = line(game_id="deeptrick", tricks=[{"leader": "E", "cards": ["2C"], "note": 1}]).replace('"note":1', '"note":' + nest, 1)
+    (bad / "deeptrick.jsonl").write_text(trick + "\n")
     (bad / "tag.spn").write_text(SPN_GOOD)
     rows = [CSV_HEADER, CSV_ROW.format(hand=1, total=61), "sheet-1,2,E,ana,bo", CSV_ROW.format(hand=3, total=122)]
     (bad / "short.csv").write_text("\n".join(rows) + "\n")
@@ -72,6 +79,8 @@ EXPECTED_ERRORS = {
     ("garbage.jsonl", 1): "not valid JSON",
     ("schema.jsonl", 1): "spades-hand/2",
     ("deep.jsonl", 2): "cannot be stored",
+    ("deep.json", 1): "extension fields cannot be stored (nested more than 254 levels deep)",
+    ("deeprules.jsonl", 1): "rules cannot be stored (nested more than 254 levels deep)",
     ("tag.spn", 12): "]",
     ("short.csv", 3): "cells",
 }
@@ -81,8 +90,11 @@ def test_mixed_folder_loads_every_good_hand_and_lists_every_bad_record(tmp_path)
     root = make_folder(tmp_path)
     con = db.connect()
     summary = db.load_files(con, [root])
-    # good hands: a.jsonl 2, b.jsonl.gz 1, truncated.jsonl 1, deep.jsonl 1, tag.spn 2 (hands 1 and 3), short.csv 2
-    assert summary.hands == 9
+    # good hands: a.jsonl 2, b.jsonl.gz 1, truncated.jsonl 1, deep.jsonl 1, deeptrick.jsonl 1, tag.spn 2
+    # (hands 1 and 3), short.csv 2
+    assert summary.hands == 10
+    (warning,) = con.execute("SELECT message FROM load_warnings WHERE source_file LIKE '%deeptrick.jsonl'").fetchone()
+    assert warning.startswith("tricks[0]: unknown key 'note' ignored (value (not shown: nested more than 254 levels deep)")
     rows = con.execute("SELECT source_file, source_line, message, raw FROM load_errors").fetchall()
     got = {(f.rsplit("/", 1)[-1], ln): (msg, raw) for f, ln, msg, raw in rows}
     assert set(got) == set(EXPECTED_ERRORS)
@@ -102,5 +114,5 @@ def test_cli_load_exit_status_and_summary(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "spadework.analysis.cli", "load", str(root / "bad"), "--db", str(dbfile)],
                          capture_output=True, text=True)
     assert bad.returncode == 2
-    assert "12 records rejected" in bad.stdout
+    assert "14 records rejected" in bad.stdout
     assert "badseat.jsonl:1: dealer 'X' is not a seat" in bad.stdout
