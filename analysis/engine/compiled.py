@@ -378,16 +378,15 @@ def findings(
     rows = ranges(p.game_start[games], p.game_start[games + 1] - p.game_start[games])
     rows = rows[o.n_find[rows] > 0]
     game_of = np.searchsorted(p.game_start, rows, side="right") - 1
-    # clean play: no deal or play finding, and complete or with a tricks-taken record
-    play = np.zeros(len(o.n_find), dtype=bool)
-    play[f.hand[np.isin(f.code, _PLAY_CODE_IDS)]] = True
+    # a clean play: no deal or play finding, and complete or with a tricks-taken record
+    play_found = np.zeros(len(o.n_find), dtype=bool)
+    play_found[f.hand[np.isin(f.code, _PLAY_CODE_IDS)]] = True
     complete = (p.n_tricks == 13) & (p.trick_len == 4).all(axis=1)
-    clean = ~play[rows] & (complete[rows] | p.has_taken[rows].astype(bool))
+    clean = ~play_found[rows] & (complete[rows] | p.has_taken[rows].astype(bool))
     recs: list[Any] = [None] * len(rows)
-    for flag in (False, True):
-        sel = np.nonzero(clean != flag)[0] if flag else np.nonzero(clean)[0]
+    for with_play, sel in ((False, np.flatnonzero(clean)), (True, np.flatnonzero(~clean))):
         if len(sel):
-            for k, rec in zip(sel.tolist(), fetch(rows[sel], play=flag)):
+            for k, rec in zip(sel.tolist(), fetch(rows[sel], play=with_play)):
                 recs[k] = rec
     out: dict[int, list[Finding]] = {int(g): [] for g in games.tolist()}
     for k, (g, i) in enumerate(zip(game_of.tolist(), rows.tolist())):
