@@ -427,6 +427,11 @@ class _Rows:
     record: Callable[[int], HandRecord]  # the record of the file's row j (only for the text of a load error)
 
 
+def row_keys(rows: pa.Table) -> tuple[list[tuple[str, int]], list[int]]:
+    """The ``(game_id, hand)`` and ``source_line`` of ``hand_records`` rows, as Python values."""
+    return list(zip(rows.column("game_id").to_pylist(), rows.column("hand").to_pylist())), rows.column("source_line").to_pylist()
+
+
 class _Loader:
     """Writes the records of one or more files, many files per transaction and per batch.
 
@@ -536,9 +541,7 @@ class _Loader:
         self.order[source] = len(self.order)
         self.to_forget.append(source)
         if keys is None or lines is None:
-            rows = table.slice(start)
-            keys = list(zip(rows.column("game_id").to_pylist(), rows.column("hand").to_pylist()))
-            lines = rows.column("source_line").to_pylist()
+            keys, lines = row_keys(table.slice(start))
         seen: dict[tuple[str, int], int] = {}
         keep: list[int] = []
         for j, key in enumerate(keys):
@@ -906,11 +909,16 @@ _SEATS_BY_ID = tuple(SEATS)
 _SIDES_BY_ID = tuple(SIDES)
 
 
+PLAY_COLUMNS = ("deal", "play", "tricks")
+"""The ``hand_records`` columns of a hand's deal and card play (:func:`record_from_row` with
+``play=False`` needs none of them)."""
+
+
 def record_from_row(row: Mapping[str, Any], warnings: tuple[str, ...] = (), play: bool = True) -> HandRecord:
     """The :class:`HandRecord` of a ``hand_records`` row (a mapping of its columns); the inverse of
     :func:`hand_row`.  ``warnings``: the hand's ``load_warnings`` messages.  ``play=False``: the
-    record leaves out the deal and the tricks (``None``; the row needs no ``deal``, ``play`` or
-    ``tricks`` column), for a caller that reads only the bids and scores."""
+    record leaves out the deal and the tricks (``None``; the row needs none of :data:`PLAY_COLUMNS`),
+    for a caller that reads only the bids and scores."""
     deal = None
     if play and row["has_deal"]:
         hands: list[list[str]] = [[], [], [], []]

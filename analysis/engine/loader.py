@@ -51,6 +51,7 @@ from spadework.parsers.db import (
     ensure_storage,
     log_files,
     out_of_range,
+    row_keys,
 )
 from spadework.analysis.engine.storage import RowGroupWriter
 from spadework.analysis.engine.storage import in_transaction as _in_transaction
@@ -787,8 +788,7 @@ def _load_small_jsonl(python: _Loader, group: list, scan_threads: int | None) ->
             table = pa.table(cols)
             STATS["fast_lines"] += len(fast)
     if table is not None:  # the keys and lines of every file's rows, as Python values at once
-        keys = list(zip(table.column("game_id").to_pylist(), table.column("hand").to_pylist()))
-        lines = table.column("source_line").to_pylist()
+        keys, lines = row_keys(table)
     for i, (path, source, file_fmt, _) in enumerate(group):
         if i in clean:
             start, n = clean[i]
@@ -850,8 +850,7 @@ def _load_json_array(python: _Loader, path: str | os.PathLike[str], source: str,
         cols["source_line"] = pa.array(line.astype(np.int32))
     table = pa.table(cols)
     STATS["fast_lines"] += len(starts)
-    keys = list(zip(table.column("game_id").to_pylist(), table.column("hand").to_pylist()))
-    lines = line.tolist()
+    keys, lines = row_keys(table)
 
     def record(j: int) -> HandRecord:
         return record_from_obj(orjson.loads(data[int(starts[j]) : int(ends[j])]), source, lines[j])

@@ -380,13 +380,13 @@ class PackedPart:
     def records(self, packed_rows, play: bool = True) -> list:
         """The :class:`~spadework.parsers.model.HandRecord` of packed rows (in that order); ``play=False``:
         without their deal and tricks (not read)."""
-        from spadework.parsers.db import record_from_row
+        from spadework.parsers.db import PLAY_COLUMNS, record_from_row
 
         rows = self.rows[np.asarray(packed_rows, dtype=np.int64)]
         wanted, back = np.unique(rows, return_inverse=True)
         table = self.table.take(pa.array(wanted))
         if not play:
-            table = table.drop_columns([c for c in ("deal", "play", "tricks") if c in table.column_names])
+            table = table.drop_columns([c for c in PLAY_COLUMNS if c in table.column_names])
         recs = [record_from_row(r, play=play) for r in table.to_pylist()]
         return [recs[k] for k in back.tolist()]
 
