@@ -67,6 +67,9 @@ import pyarrow.parquet as pq
 from spadework.analysis.engine.checker import CheckSummary
 from spadework.analysis.engine.findings import ErrorPolicy
 from spadework.parsers.db import HAND_RECORDS, HAND_RECORDS_SCHEMA, FileResult, LoadSummary, file_aliases
+from spadework.parsers.numba_cache import depends
+
+depends(__file__)  # the cache's places (this module takes no values from others)
 
 Paths = Iterable[str | os.PathLike[str]]
 

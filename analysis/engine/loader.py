@@ -57,7 +57,10 @@ from spadework.analysis.engine.storage import RowGroupWriter
 from spadework.analysis.engine.storage import in_transaction as _in_transaction
 from spadework.parsers.io import open_binary, read_lines, strip_gz, walk
 from spadework.parsers.model import HandRecord, LoadError
+from spadework.parsers.numba_cache import depends
 from spadework.parsers.state import mark_loaded
+
+depends(__file__)  # the cache's places (this module takes no values from others)
 
 CHUNK_BYTES = 32 * 1024 * 1024
 """Bytes of whole lines read and scanned at a time (memory stays flat in the file size)."""

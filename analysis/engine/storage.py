@@ -335,6 +335,9 @@ def _fill_lists(*args) -> None:
     if _FILL is None:
         import numba as nb
 
+        from spadework.parsers.numba_cache import depends
+
+        depends(__file__)  # the cache's places (this module takes no values from others)
         _FILL = nb.njit(cache=True, nogil=True, boundscheck=False)(_fill_lists_py)
     _FILL(*args)
 

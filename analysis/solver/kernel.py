@@ -34,6 +34,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
+from spadework.parsers.numba_cache import depends
+
+depends(__file__)  # the cache's places (this module takes no values from others)
+
 # Explicit signatures for the recursive kernels: one specialization each (literal arguments
 # would otherwise make several, and numba's cache of recursive specializations is unsafe).
 _I = types.int64
