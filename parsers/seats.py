@@ -20,7 +20,7 @@ class Seat(IntEnum):
     W = 3
 
     def __str__(self) -> str:  # "N", not "Seat.N"
-        return self.name
+        return _LETTERS[self]  # not self.name: enum's property costs a descriptor call on a hot path
 
     @property
     def left(self) -> "Seat":
@@ -82,7 +82,7 @@ class Side(IntEnum):
     EW = 1
 
     def __str__(self) -> str:
-        return self.name
+        return _SIDE_NAMES[self]
 
     @property
     def seats(self) -> tuple[Seat, Seat]:
@@ -113,6 +113,8 @@ class Side(IntEnum):
 
 
 _SEATS = (Seat.N, Seat.E, Seat.S, Seat.W)
+_LETTERS = ("N", "E", "S", "W")
+_SIDE_NAMES = ("NS", "EW")
 _SIDES = (Side.NS, Side.EW)
 _CLOCKWISE = {s: tuple(_SEATS[(s + i) % 4] for i in range(4)) for s in _SEATS}
 _BY_LETTER = {s.name: s for s in _SEATS}

@@ -102,7 +102,7 @@ from typing import IO, Any
 
 import orjson
 
-from spadework.parsers.cards import CardError, format_pbn_deal, parse_card, parse_pbn_deal
+from spadework.parsers.cards import CardError, format_pbn_deal, parse_card, parse_pbn_deal, spellings
 from spadework.parsers.io import decode, iter_lines, iter_text_lines, raw_text
 from spadework.parsers.jsonl import KNOWN_KEYS, record_from_obj, record_to_obj
 from spadework.parsers.model import HandRecord, LoadError
@@ -160,6 +160,9 @@ _GAME_TAG_SCAN = re.compile(r"\[\s*(" + "|".join(GAME_TAGS) + r")\b")
 _HAND_TAG = re.compile(r"\[\s*Hand\b")
 """A [Hand] tag: a block that holds one is a hand, not game-level tags alone."""
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "r": "\r", "t": "\t"}
+_CARD_SPELLINGS = spellings()
+_SPECIAL = re.compile(r"[{;\[]")
+"""What ends bare text on a line: a comment ('{' or ';') or a tag ('[')."""
 
 
 # --- values shared with the score sheet -----------------------------------------------------------
@@ -261,6 +264,9 @@ class _Text:
 
 def _read_value(text: str, i: int, line: int, name: str) -> tuple[str, int]:
     """Read a quoted value starting after its opening quote; returns (value, index after the closing quote)."""
+    end = text.find('"', i)
+    if end >= 0 and text.find("\\", i, end) < 0:  # the common case: no escape before the closing quote
+        return text[i:end], end + 1
     out: list[str] = []
     n = len(text)
     while i < n:
@@ -276,6 +282,14 @@ def _read_value(text: str, i: int, line: int, name: str) -> tuple[str, int]:
     raise _BlockError(line, name, "value has no closing '\"' (a value may not span lines)")
 
 
+def _flush(buf: list[str], tokens: list, line: int) -> None:
+    """Bare text gathered on ``line`` becomes a token (unless it is all blank); ``buf`` is emptied."""
+    text = "".join(buf).strip()
+    if text:
+        tokens.append(_Text(text, line))
+    buf.clear()
+
+
 def _tokenize(lines: list[tuple[int, str]]) -> tuple[list[_Tag | _Text], _BlockError | None]:
     """Split a block into tags and bare text, dropping comments.
 
@@ -283,18 +297,12 @@ def _tokenize(lines: list[tuple[int, str]]) -> tuple[list[_Tag | _Text], _BlockE
     """
     tokens: list[_Tag | _Text] = []
     brace_line: int | None = None
+    special = _SPECIAL.search
     for n, text in lines:
         if brace_line is None and text.startswith("%"):
             continue
         i, size = 0, len(text)
         buf: list[str] = []
-
-        def flush() -> None:
-            s = "".join(buf).strip()
-            if s:
-                tokens.append(_Text(s, n))
-            buf.clear()
-
         while i < size:
             if brace_line is not None:
                 end = text.find("}", i)
@@ -304,6 +312,13 @@ def _tokenize(lines: list[tuple[int, str]]) -> tuple[list[_Tag | _Text], _BlockE
                     brace_line, i = None, end + 1
                     buf.append(" ")
                 continue
+            m = special(text, i)  # bare text (a trick line) is taken whole up to the next '{', ';' or '['
+            if m is None:
+                buf.append(text[i:])
+                break
+            if m.start() > i:
+                buf.append(text[i : m.start()])
+                i = m.start()
             c = text[i]
             if c == "{":
                 brace_line = n
@@ -311,7 +326,8 @@ def _tokenize(lines: list[tuple[int, str]]) -> tuple[list[_Tag | _Text], _BlockE
             elif c == ";":
                 break
             elif c == "[":
-                flush()
+                if buf:
+                    _flush(buf, tokens, n)
                 start = i
                 i += 1
                 while i < size and text[i] in " \t":
@@ -340,10 +356,8 @@ def _tokenize(lines: list[tuple[int, str]]) -> tuple[list[_Tag | _Text], _BlockE
                 else:
                     return tokens, _BlockError(n, name, "tag is missing its closing ']'", start)
                 tokens.append(_Tag(name, value, n))
-            else:
-                buf.append(c)
-                i += 1
-        flush()
+        if buf:
+            _flush(buf, tokens, n)
     if brace_line is not None:
         reason = "comment '{' is not closed before the end of the block (a blank line ends a block)"
         return tokens, _BlockError(brace_line, None, reason)
@@ -426,10 +440,13 @@ def _trick(text: str, line: int, number: int) -> dict[str, Any]:
         winner = _seat(w[0], line, "Play", what + "winner ")
     cards = []
     for word in cards_text.replace(",", " ").split():
-        try:
-            cards.append(parse_card(word))
-        except CardError as exc:
-            raise _BlockError(line, "Play", f"{what}{exc}") from None
+        code = _CARD_SPELLINGS.get(word)  # the exact spellings; parse_card for the rest (and its error)
+        if code is None:
+            try:
+                code = parse_card(word)
+            except CardError as exc:
+                raise _BlockError(line, "Play", f"{what}{exc}") from None
+        cards.append(code)
     if len(cards) > 4:
         raise _BlockError(line, "Play", f"{what}{len(cards)} cards; a trick has at most 4")
     t: dict[str, Any] = {"leader": str(leader), "cards": cards}

@@ -155,6 +155,30 @@ def test_quoted_values_with_escapes():
     assert rec.game_id == 'a "b" c\\d\ne' and rec.event == "x]y[z"
 
 
+def test_a_backslash_that_starts_no_escape_is_kept_and_values_end_at_their_first_bare_quote():
+    rec = one('[Game "a\\qb"] [Event "c:\\q\\tx"]\n[Hand "1"] [Dealer "N"] [Bids ""] [Round "x"] ; "y"')
+    assert rec.game_id == "a\\qb" and rec.event == "c:\\q\tx" and rec.round == "x"
+
+
+def test_trick_lines_with_comments_inside_after_and_across_lines():
+    """Bare text (a trick line) is read up to each comment or tag: a '{...}' comment inside it
+    separates like a space, ';' ends the line, a tag after it ends the text, and a comment that
+    runs on over lines hides what it covers."""
+    text = (HEAD + '[Hand "1"] [Dealer "N"] [Bids ""] [Play]\n'
+            "E: 2C {the lead} 5C KC AC > N ; N wins\n"
+            "N:3D 4D{x}5D 6D>N\n"
+            "N: 2H 3H 4H 5H > W { a comment\nthat runs on }\n"
+            'W: 2S 3S 4S 5S > W [x_note "last"]\n')
+    rec = one(text)
+    assert [(str(t.leader), t.cards, str(t.winner)) for t in rec.tricks] == [
+        ("E", ("2C", "5C", "KC", "AC"), "N"),
+        ("N", ("3D", "4D", "5D", "6D"), "N"),
+        ("N", ("2H", "3H", "4H", "5H"), "W"),
+        ("W", ("2S", "3S", "4S", "5S"), "W"),
+    ]
+    assert rec.extras == {"x_note": "last"}
+
+
 # --- errors -------------------------------------------------------------------------------------
 
 
