@@ -36,7 +36,7 @@ import pyarrow as pa
 
 from spadework.parsers import formats
 from spadework.parsers.encoding import CARD_CODES, CARD_ID
-from spadework.parsers.io import display_name, walk
+from spadework.parsers.io import display_name, walk, young_collections_only
 from spadework.parsers.model import Bid, HandRecord, LoadError, SideScore, Trick
 from spadework.parsers.schema import (
     LOADED_TABLES,
@@ -495,27 +495,28 @@ class _Loader:
         self.order[source] = len(self.order)
         self.to_forget.append(source)
         seen: dict[tuple[str, int], int | None] = {}
-        for item in items:
-            if isinstance(item, LoadError):
-                self.errors.append(item)
-                result.errors += 1
-            else:
-                key = (item.game_id, item.hand)
-                if key in seen:
-                    self.errors.append(_rejected(item, source, _appears_twice(key, seen[key])))
+        with young_collections_only():
+            for item in items:
+                if isinstance(item, LoadError):
+                    self.errors.append(item)
                     result.errors += 1
-                    continue
-                problem = out_of_range(item)
-                if problem:
-                    self.errors.append(_rejected(item, source, problem))
-                    result.errors += 1
-                    continue
-                seen[key] = item.source_line
-                self.pending.append((item, source, result))
-                self.written += 1
-                self.records_written += 1
-            if len(self.pending) >= BATCH_HANDS or len(self.errors) >= BATCH_HANDS:
-                self.write()
+                else:
+                    key = (item.game_id, item.hand)
+                    if key in seen:
+                        self.errors.append(_rejected(item, source, _appears_twice(key, seen[key])))
+                        result.errors += 1
+                        continue
+                    problem = out_of_range(item)
+                    if problem:
+                        self.errors.append(_rejected(item, source, problem))
+                        result.errors += 1
+                        continue
+                    seen[key] = item.source_line
+                    self.pending.append((item, source, result))
+                    self.written += 1
+                    self.records_written += 1
+                if len(self.pending) >= BATCH_HANDS or len(self.errors) >= BATCH_HANDS:
+                    self.write()
         return result
 
     def add_rows(

@@ -14,9 +14,12 @@ the last whole line read (the records before it are kept by the loader).
 from __future__ import annotations
 
 import codecs
+import contextlib
+import gc
 import gzip
 import io
 import os
+import threading
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -31,6 +34,38 @@ BOMS: tuple[tuple[bytes, str], ...] = (
     (b"\xfe\xff", "utf-16-be"),
 )
 """Byte-order marks of the wide encodings read (UTF-32 first: its little-endian mark starts like UTF-16's)."""
+
+
+_GC_LOCK = threading.Lock()
+_GC_USERS = 0
+_GC_BEFORE: tuple[int, ...] = ()
+
+
+@contextlib.contextmanager
+def young_collections_only() -> Iterator[None]:
+    """While reading records in Python, let the garbage collector look at young objects only.
+
+    A loader keeps tens of thousands of parsed records (and numba, DuckDB and pyarrow keep
+    their own objects) alive while it reads; every full collection walked them all, about a
+    quarter of the Python parser's time (16,425 SPN hands: load 4.5-5.4 s, 3.85 s with young
+    collections only, 3.8 s with the collector off).  Young collections still run, so garbage
+    cycles made and dropped while reading are freed as before; only cycles that outlive a young
+    collection wait for the end of the block.  The thresholds in force before are put back when
+    the last of nested or concurrent users leaves (they are process-wide)."""
+    global _GC_USERS, _GC_BEFORE
+    with _GC_LOCK:
+        if _GC_USERS == 0:
+            _GC_BEFORE = gc.get_threshold()
+            young = _GC_BEFORE[0] if _GC_BEFORE else 700
+            gc.set_threshold(young, 1_000_000, 1_000_000)
+        _GC_USERS += 1
+    try:
+        yield
+    finally:
+        with _GC_LOCK:
+            _GC_USERS -= 1
+            if _GC_USERS == 0:
+                gc.set_threshold(*_GC_BEFORE)
 
 
 def _mark_bad_units(exc: UnicodeError) -> tuple[str, int]:
