@@ -288,3 +288,37 @@ def test_a_file_loaded_again_from_another_folder_replaces_its_hands(tmp_path, mo
     other = write(tmp_path / "other.jsonl", line(hand=1))
     s = eng.load(con, [other])
     assert (s.hands, s.errors) == (0, 1)
+
+
+def test_records_are_read_with_young_garbage_collections_only(tmp_path, monkeypatch):
+    """Full collections walked every parsed record held for the next batch (a quarter of the
+    Python parser's time): the loader raises the older generations' thresholds while it reads a
+    file and puts back what was in force, also after an error and around nested use."""
+    import gc
+
+    from spadework.parsers import formats, io
+
+    before = gc.get_threshold()
+    seen = []
+    real = formats.load
+
+    def load(path, fmt=None, source=None):  # the reader's records, with the thresholds met on the way
+        for item in real(path, fmt, source):
+            seen.append(gc.get_threshold())
+            yield item
+
+    monkeypatch.setattr(formats, "load", load)
+    write(tmp_path / "a.jsonl", full_hand_obj(hand=1), full_hand_obj(hand=2))
+    con = db.connect(":memory:")
+    assert db.load_files(con, [tmp_path / "a.jsonl"]).hands == 2
+    assert len(seen) == 2 and all(t[0] == before[0] and t[1] >= 1_000_000 and t[2] >= 1_000_000 for t in seen)
+    assert gc.get_threshold() == before
+
+    with io.young_collections_only():
+        with io.young_collections_only():
+            pass
+        assert gc.get_threshold()[1] >= 1_000_000  # the outer user is still reading
+    assert gc.get_threshold() == before
+    with pytest.raises(RuntimeError), io.young_collections_only():
+        raise RuntimeError("a failed read")
+    assert gc.get_threshold() == before
