@@ -47,8 +47,8 @@ def young_collections_only() -> Iterator[None]:
 
     A loader keeps tens of thousands of parsed records (and numba, DuckDB and pyarrow keep
     their own objects) alive while it reads; every full collection walked them all, about a
-    quarter of the Python parser's time (16,425 SPN hands: load 4.5-5.4 s, 3.85 s with young
-    collections only, 3.8 s with the collector off).  Young collections still run, so garbage
+    sixth of a load in the Python parser (16,425 SPN hands in one process, three pairs: 4.9-5.1 s,
+    4.2-4.3 s with young collections only; 3.8 s with the collector off).  Young collections still run, so garbage
     cycles made and dropped while reading are freed as before; only cycles that outlive a young
     collection wait for the end of the block.  The thresholds in force before are put back when
     the last of nested or concurrent users leaves (they are process-wide)."""
