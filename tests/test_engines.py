@@ -340,7 +340,8 @@ def test_engine_names_and_choice():
     with pytest.raises(ValueError, match="at least 128MB"):
         engines.limit_memory(con, "100MB", engines.COMPILED)
     engines.limit_memory(con, None, engines.COMPILED)
-    assert con.execute("SELECT current_setting('memory_limit')").fetchone()[0] in ("244.1 MiB", "244.1MiB")
+    mib = f"{engines.memory_bytes(engines.COMPILED_MEMORY_LIMIT) / 2**20:.1f}"
+    assert con.execute("SELECT current_setting('memory_limit')").fetchone()[0] in (f"{mib} MiB", f"{mib}MiB")
 
 
 def _validate_both(paths, rules=None):
@@ -890,3 +891,19 @@ def test_with_numba_compiling_switched_off_auto_takes_the_reference(monkeypatch)
             engines.get_engine(name)
     monkeypatch.setenv("NUMBA_DISABLE_JIT", "0")
     assert engines.get_engine("fast") is engines.COMPILED
+
+
+def test_the_benchmark_measures_the_memory_limit_users_get():
+    """bench_validate's stages run under the compiled engine's default DuckDB cap, so its peak
+    memory is the figure a user's `spadework validate` reaches."""
+    import importlib.util
+    from pathlib import Path
+
+    from spadework.analysis.engine import engines
+
+    path = Path(__file__).resolve().parent / "benchmarks" / "bench_validate.py"
+    spec = importlib.util.spec_from_file_location("bench_validate_for_test", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.DEFAULT_MEMORY_LIMIT == engines.COMPILED_MEMORY_LIMIT
+    assert engines.memory_bytes(engines.COMPILED_MEMORY_LIMIT) >= engines.MIN_MEMORY_LIMIT

@@ -41,11 +41,13 @@ AUTO_COMPILED_BYTES = 2 * 1024 * 1024
 """``auto`` takes the compiled engine when the logs named add up to this many bytes or more."""
 AUTO_COMPILED_HANDS = 3_000
 """``auto`` checks a database with the compiled engine when it holds this many hands or more."""
-COMPILED_MEMORY_LIMIT = "256MB"
+COMPILED_MEMORY_LIMIT = "192MB"
 """DuckDB's memory limit under the compiled engine unless the caller sets one (spilling to a
-private folder beyond it).  Peak memory of a 1M-hand validate is about 0.94 GiB with it; with
-384MB it was 1.06 GiB once the loader's writer held a row group of each table (DuckDB keeps an
-open transaction's rows outside its limit)."""
+private folder beyond it).  Peak memory of a 1M-hand validate is about 0.87 GiB with it (0.93 GiB
+with 256MB, in the same wall time, paired; 1.06 GiB with 384MB once the loader's writer held a
+row group of each table: DuckDB keeps an open transaction's rows outside its limit).  The margin
+under 1 GiB is for wider lines than the simulator's: 1M hands each with a 300-byte extension
+peaked at 1.02 GiB with 256MB, 0.96 GiB with 192MB."""
 READER_MEMORY_LIMIT = "640MB"
 """DuckDB's memory limit for the readers of a checked database (report, stats, standings, the
 notebooks' ``open_database``), spilling to a private folder beyond it.  Without it DuckDB takes up
