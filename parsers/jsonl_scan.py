@@ -174,7 +174,9 @@ I_BID_VALUE = 23  # MAX_BIDS
 I_BID_FLAGS = I_BID_VALUE + MAX_BIDS  # bits: nil 0..7, blind 8..15
 I_ESCAPED = I_BID_FLAGS + 1  # bits: the text fields (STRING_FIELDS order) written with escapes; _SPACED_BIT, _EXT_BIT
 I_EXT_LEN = I_ESCAPED + 1  # length of the line's extension text in Scan.xbuf (from the line's start)
-N_INTS = I_EXT_LEN + 1
+I_EXT_FROM = I_EXT_LEN + 1  # where the line's first extension key starts (its quote), in the block
+I_EXT_TO = I_EXT_FROM + 1  # where the line's last extension value ends, in the block
+N_INTS = I_EXT_TO + 1
 # small (uint8): seats and cards
 S_BID_SEAT = 0
 S_DEAL_LEN = S_BID_SEAT + MAX_BIDS
@@ -1155,7 +1157,10 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
             ints[i, I_EXT_LEN] += 1  # counts the extension keys until _extensions sets the length
             if ints[i, I_EXT_LEN] > MAX_KEYS:
                 return False
+            if ints[i, I_EXT_LEN] == 1:
+                ints[i, I_EXT_FROM] = ks - 1  # _extensions walks the keys from here to I_EXT_TO only
             p = _value(b, p, e, i, ints, np.int64(_EXT_BIT), np.int64(_PY_EXT_BIT))
+            ints[i, I_EXT_TO] = p
             ints[i, I_ESCAPED] |= 1 << _EXT_BIT
         elif c == 110:  # null: absent, but not for a required key
             if k == K_GAME or k == K_HAND or k == K_PLAYERS or k == K_DEALER or k == K_BIDS:
@@ -1283,16 +1288,20 @@ def _copy_compact(b, p, end, x, w):
 
 
 @_jit
-def _extensions(b, p, e, x, raw):
+def _extensions(b, p, e, x, raw, first, last):
     """The extension keys of line ``b[p:e]`` (read by :func:`_line`) as orjson writes the Python
     loader's ``extras``: ``{"x_a":1,"x_b":"s"}`` in the line's order, written to ``x`` from ``p`` on
     (never longer than the line).  Its length, or -1 for a repeated extension key (orjson keeps
     the last one: the line is the Python parser's).  ``raw``: each key and value copied as written
-    (repeated keys too), for orjson to read and write back."""
+    (repeated keys too), for orjson to read and write back.  ``first``, ``last``: where the line's
+    first extension key starts and its last extension value ends (:func:`_line` notes them), so
+    the keys before and after them are not walked again."""
     w = p
     x[w] = 123
     w += 1
-    q = _ws(b, p, e) + 1  # past the line's {
+    q = first
+    keys = 0
+    nested = False
     while True:
         q = _ws(b, q, e)
         ks, ke, v = _key(b, q, e)
@@ -1301,18 +1310,24 @@ def _extensions(b, p, e, x, raw):
             if w > p + 1:
                 x[w] = 44
                 w += 1
+            keys += 1
             if raw:
                 for r in range(q, end):
                     x[w] = b[r]
                     w += 1
+            elif b[v] == 34:  # a string (no escapes here): the key compacted, the string as it is
+                w = _copy_compact(b, q, v, x, w)
+                x[w : w + end - v] = b[v:end]
+                w += end - v
             else:
+                nested = nested or b[v] == 123 or b[v] == 91
                 w = _copy_compact(b, q, end, x, w)
         q = _ws(b, end, e)
-        if b[q] != 44:
+        if end >= last or b[q] != 44:
             break
         q += 1
     x[w] = 125
-    if not raw and not _distinct_keys(x, p, w + 1):
+    if not raw and (keys > 1 or nested) and not _distinct_keys(x, p, w + 1):
         return -1  # an extension key written twice
     return w + 1 - p
 
@@ -1324,7 +1339,7 @@ def _settle_texts(b, p, e, i, ints, strs, x):
     repeated extension key), found before anything is changed."""
     escaped = ints[i, I_ESCAPED]
     if (escaped >> _EXT_BIT) & 1 and not (escaped >> _PY_EXT_BIT) & 1:  # (else orjson's, written already)
-        n = _extensions(b, p, e, x, _STRICT)
+        n = _extensions(b, p, e, x, _STRICT, ints[i, I_EXT_FROM], ints[i, I_EXT_TO])
         if n < 0:
             return False
         ints[i, I_EXT_LEN] = n
@@ -1362,7 +1377,7 @@ def _scan_lines(b, starts, ends, key_bytes, key_lens, card_lut, schema_bytes, st
             status[i] = _SETTLE
             if (ints[i, I_ESCAPED] >> _EXT_BIT) & 1:
                 ints[i, I_ESCAPED] |= 1 << _PY_EXT_BIT
-                ints[i, I_EXT_LEN] = _extensions(b, p, e, xbuf, _RAW)
+                ints[i, I_EXT_LEN] = _extensions(b, p, e, xbuf, _RAW, ints[i, I_EXT_FROM], ints[i, I_EXT_TO])
         elif ints[i, I_ESCAPED] and not _settle_texts(b, p, e, i, ints, strs, xbuf):
             status[i] = PYTHON  # (rare, and kept out of _line: its size there cost 5-10% of the scan)
         else:

@@ -460,6 +460,34 @@ def test_extension_keys_are_read_by_compiled_code_and_stored_as_the_python_loade
     assert {orjson.dumps(e).decode() for e in read_here} | {orjson.dumps(r[3]).decode() for r in repeated.values()} == stored
 
 
+def test_extension_keys_scattered_among_the_known_keys_are_all_found(tmp_path, mode):
+    """The scanner walks a line's keys again only from its first extension key to the end of its
+    last one: extension keys before, between and after the known keys (spaced or not, strings with
+    spaces, commas and braces inside) are stored in the line's order, and a key repeated across
+    known keys still sends the line to the Python parser."""
+    objs = _season_objs(1, seed=11)
+    lines = []
+    for k, o in enumerate(objs[:12]):
+        keys = list(o)
+        mid = len(keys) // 2
+        line = {"x_first": f"a {k}, {{b}}: c"} if k % 3 else {}
+        line.update({key: o[key] for key in keys[:mid]})
+        line["x_mid"] = [k, {"n": "x, y"}] if k % 2 else k
+        line.update({key: o[key] for key in keys[mid:]})
+        if k % 4:
+            line["x_last"] = "  spaced  "
+        text = json.dumps(line, separators=(", ", " : ") if k % 2 else (",", ":")).encode()
+        lines.append(text)
+    lines.append(json.dumps(dict({"x_a": 1}, **dict(objs[12], game_id="py-dup"))).encode()[:-1] + b', "x_a": 2}')
+    path = tmp_path / "scattered.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    _, fast, stats = assert_same_load([path])
+    assert lines_read(stats, mode) == ((12, 1) if mode == "per file" else (0, 0))
+    stored = [r[0] for r in fast.execute("SELECT extras FROM hand_records WHERE game_id NOT LIKE 'py-%' ORDER BY source_line").fetchall()]
+    assert stored[1] == orjson.dumps({"x_first": "a 1, {b}: c", "x_mid": [1, {"n": "x, y"}], "x_last": "  spaced  "}).decode()
+    assert stored[0] == orjson.dumps({"x_mid": 0}).decode()
+
+
 def test_objects_with_very_many_keys_are_left_to_orjson_or_the_python_parser(tmp_path, mode):
     """The scanner finds a repeated key by comparing with every key before it: past MAX_KEYS keys
     of a rules or extension object, orjson writes the object back (its time is linear); past
