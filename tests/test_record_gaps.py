@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from spadework.analysis.engine import findings as F
 from spadework.analysis.engine.checker import check_game, check_records
 from spadework.analysis.engine.replay import replay_hand
@@ -111,6 +113,25 @@ def test_the_last_recorded_trick_short_is_not_a_gap():
     assert f.place == (F.HAND_INCOMPLETE, 1, None, None, None)
     assert f.message == "hand 1: trick 13 has fewer than 4 cards, and no tricks-taken record; scored on the tricks played"
     assert replay_hand(replace(bad, taken=TAKEN), STANDARD).findings == []
+
+
+@pytest.mark.parametrize("empty", [2, 3])
+@pytest.mark.parametrize("with_taken", [True, False])
+def test_tricks_recorded_without_any_card_are_the_end_of_the_record_not_a_gap(empty, with_taken):
+    """A hand whose recorded tricks hold no card at all has no "last recorded trick" for a gap to
+    come before.  The reference sliced the tricks before it as ``tricks[:last - 1]`` with last = 0,
+    that is every trick but the last, and flagged trick 1 "though the hand goes on to trick 0"
+    (found by the differential test: the core said nothing)."""
+    from test_core_differential import assert_same
+
+    rec = replace(FULL, tricks=tuple(Trick(N, ()) for _ in range(empty)), taken=TAKEN if with_taken else None)
+    found = replay_hand(rec, STANDARD).findings
+    if with_taken:
+        assert found == []
+    else:
+        assert places(found) == [(F.HAND_INCOMPLETE, 1, None, None, None)]
+        assert "no tricks-taken record" in found[0].message
+    assert assert_same([rec])["compared"] == 1  # the compiled core gives the same
 
 
 def _scored(rec, h, totals, dealer=None):

@@ -910,7 +910,7 @@ def replay_hand(
         inferred = record.deal is None
         deal = _played_once(record) if inferred else record.deal
         played_all = {c for t in tricks_rec for c in t.cards}
-        for n, t in enumerate(tricks_rec[: last - 1], 1):
+        for n, t in enumerate(tricks_rec[: max(last - 1, 0)], 1):  # (no card anywhere: no gap, not [:-1])
             if len(t.cards) >= 4:
                 continue
             missing = t.leader.clockwise()[len(t.cards) :]
