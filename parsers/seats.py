@@ -113,9 +113,9 @@ class Side(IntEnum):
 
 
 _SEATS = (Seat.N, Seat.E, Seat.S, Seat.W)
-_LETTERS = ("N", "E", "S", "W")
-_SIDE_NAMES = ("NS", "EW")
+_LETTERS = tuple(s.name for s in _SEATS)  # str() of a seat, by value (derived, never spelled twice)
 _SIDES = (Side.NS, Side.EW)
+_SIDE_NAMES = tuple(s.name for s in _SIDES)
 _CLOCKWISE = {s: tuple(_SEATS[(s + i) % 4] for i in range(4)) for s in _SEATS}
 _BY_LETTER = {s.name: s for s in _SEATS}
 _SIDE_BY_NAME = {s.name: s for s in _SIDES}
