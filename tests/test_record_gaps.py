@@ -161,6 +161,61 @@ def test_a_gap_with_no_taken_leaves_the_hands_score_unchecked():
     assert gc.totals == (146, 10)
 
 
+CUT_SHORT = {
+    "no card play": replace(FULL, tricks=()),
+    "12 tricks": replace(FULL, tricks=FULL.tricks[:12]),
+    "trick 13 short": drop_last_card(FULL, 13),
+}
+
+
+@pytest.mark.parametrize("cut", sorted(CUT_SHORT))
+def test_a_hand_that_stops_early_is_scored_on_the_tricks_played_and_its_score_checked(cut):
+    """RULES.md section 5 item 6: a hand with fewer than 13 tricks and no tricks-taken record is scored
+    on the tricks played, and that score is the true state (the recomputed scores never take a
+    recorded value but at a gap whose trick has no winner, or a missing hand: section 7).  So the
+    hand's recorded score is checked against it (the checker took the recorded total as the true
+    state here, and the hand's row read points -80 with a total of 84)."""
+    from test_core_differential import assert_same
+
+    # hand 1 records the full hand's score (NS 8 bid, 12 taken: 84, 4 bags; EW 4 bid, 1 taken: -40);
+    # hand 2 (NS bid 6, take 8: 62, 2 bags; EW bid 5, take 5: 50) carries the log's totals on
+    h1 = _scored(CUT_SHORT[cut], 1, [(84, 84, 4), (-40, -40, 0)])
+    h2 = sheet(2, "N", "E 2, S 3, W 3, N 3", (4, 2, 4, 3), {"NS": (62, 146, 6), "EW": (50, 10, 0)})
+    gc = check_game([h1, h2])
+    # tricks played: none (NS set, -80) or 12, of which NS took 11 (83, 3 bags)
+    points, bags = (-80, 0) if cut == "no card play" else (83, 3)
+    assert [(f.code, f.hand, f.field, f.expected) for f in gc.findings] == [
+        (F.HAND_INCOMPLETE, 1, None, None),
+        (F.SCORE_MISMATCH, 1, "points", points),
+        (F.SCORE_MISMATCH, 1, "total", points),
+        (F.SCORE_MISMATCH, 1, "bags", bags),
+    ]
+    assert gc.findings[0].message.endswith("and no tricks-taken record; scored on the tricks played")
+    rows = {(r["hand"], r["side"]): (r["points"], r["total"], r["bags"]) for r in gc.hand_scores}
+    assert rows[1, "NS"] == (points, points, bags)
+    assert rows[2, "NS"] == (62, points + 62, bags + 2)  # hand 2 agrees with the log's own state: no finding
+    assert gc.totals == (points + 62, 10)
+    assert assert_same([h1, h2])["compared"] == 1  # the compiled core gives the same
+
+    # the score the tricks played give, recorded: nothing but the HAND_INCOMPLETE
+    ok = _scored(CUT_SHORT[cut], 1, [(points, points, bags), (-40, -40, 0)])
+    assert [f.code for f in check_game([ok]).findings] == [F.HAND_INCOMPLETE]
+    assert assert_same([ok])["compared"] == 1
+
+
+def test_a_recorded_total_past_the_target_on_a_hand_that_stops_early_does_not_end_the_game():
+    from test_core_differential import assert_same
+
+    # hand 1 has bids only and records NS 520; the true state is NS -80 (set), so hand 2 is no
+    # PLAYED_AFTER_GAME_END and the game is unfinished
+    h1 = _scored(CUT_SHORT["no card play"], 1, [(520, 520, 0), (-40, -40, 0)])
+    h2 = sheet(2, "N", "E 2, S 3, W 3, N 3", (4, 2, 4, 3), {"NS": (62, 582, 2), "EW": (50, 10, 0)})
+    gc = check_game([h1, h2])
+    assert F.PLAYED_AFTER_GAME_END not in [f.code for f in gc.findings]
+    assert (gc.game["winner"], gc.game["ended_at_hand"], gc.totals) == (None, None, (-18, 10))
+    assert assert_same([h1, h2])["compared"] == 1
+
+
 # --- a hand missing inside a game ---------------------------------------------------------------------
 
 

@@ -1156,8 +1156,10 @@ def run_games(
             for s in range(4):
                 o_taken[i, s] = taken[s]
                 o_taken_score[i, s] = taken_s[s]
-            if not (complete or has_taken):
-                check_score = False  # the tricks each seat took are unknown
+            if not (complete or has_taken) and unknown[0] + unknown[1] + unknown[2] + unknown[3] > 0:
+                # a gap left a trick without a winner: the tricks each seat took are unknown (RULES.md
+                # section 7); a hand that only stops early is scored on the tricks played (section 5)
+                check_score = False
             # the score chains: as played, and after the renege penalty (the official one when there
             # is one); a hand whose score is not checked moves them on to its recorded total and bags
             for k in range(1 + off):

@@ -572,9 +572,11 @@ class HandReplay:
     a seat with no bid, e.g. the silent partner of a blind seven; a second bid is
     ignored).  ``complete``: 13 tricks of 4 cards were played (a card taken from the deal
     for a gap counts as played).  ``reneges``: the seat of each RENEGE, in order (for
-    ``renege_penalty_tricks``).  ``score_known``: the tricks each seat took are known (13
-    tricks played, or a tricks-taken record); when not, the hand's recorded score is not
-    checked and the game goes on from it (RULES.md section 7, "Gaps in the record").
+    ``renege_penalty_tricks``).  ``score_known``: the tricks each seat took are known: 13
+    tricks played, a tricks-taken record, or no trick before the last recorded one left without
+    a winner by a gap (a hand that stops early is scored on the tricks played, RULES.md section 5
+    item 6).  When not, the hand's recorded score is not checked and the game goes on from it
+    (RULES.md section 7, "Gaps in the record").
     """
 
     game_id: str
@@ -1009,13 +1011,12 @@ def replay_hand(
                     "trick " + ", ".join(map(str, ends_short)) + (" has" if len(ends_short) == 1 else " have") + " fewer than 4 cards"
                 )
             what = " and ".join(parts)
-        unchecked = "; its recorded score is not checked" if record.score is not None else ""
         findings.append(
             Finding(
                 code=HAND_INCOMPLETE,
                 game_id=gid,
                 hand=h,
-                message=f"{where(h)}: {what}, and no tricks-taken record; scored on the tricks played{unchecked}",
+                message=f"{where(h)}: {what}, and no tricks-taken record; scored on the tricks played",
             )
         )
     if taken_rec is not None:
@@ -1070,7 +1071,10 @@ def replay_hand(
         findings=list(findings),
         complete=complete,
         reneges=reneges,
-        score_known=complete or taken_rec is not None,
+        # RULES.md section 7: only a gap whose trick has no winner leaves the tricks each seat took
+        # unknown (with no tricks-taken record); a hand that stops early is scored on the tricks
+        # played (section 5, item 6), and that score is the true state and is checked
+        score_known=complete or taken_rec is not None or all(fill is not None for _, fill in gaps.values()),
     )
 
 
