@@ -46,7 +46,7 @@ def replay(rec: HandRecord) -> Replay:
     leader = rec.dealer.left
     for k, trick in enumerate(rec.tricks or (), 1):
         if trick.leader != leader:
-            out.findings.append(("LEAD_OUT_OF_TURN", k, trick.leader, None))
+            out.findings.append(("LEAD_OUT_OF_TURN", k, trick.leader, trick.cards[0]))
         led = deck.suit(trick.cards[0])
         lead_seat = trick.leader
         if led == "S" and any(deck.suit(c) != "S" for c in held[lead_seat]):

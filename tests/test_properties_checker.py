@@ -183,7 +183,7 @@ def simulate_hand(
                     )
                 )
                 lead_seat = wrong
-                expected = (F.LEAD_OUT_OF_TURN, hand, tn, wrong, None)
+                expected = (F.LEAD_OUT_OF_TURN, hand, tn, wrong, card)
                 pending_fault = None
             elif pending_fault == "card_not_held" and tn == 13:
                 x = hand_now[0]

@@ -320,8 +320,8 @@ def test_card_played_twice_with_a_deal_and_without():
 def test_lead_out_of_turn():
     rec = record(["5D", "3D", "AD", "2D", (W, "7D")])  # S won trick 1; W leads
     [f] = found(rec)
-    assert f.place == (F.LEAD_OUT_OF_TURN, 1, 2, W, None)
-    assert f.message == "hand 1, trick 2: W led, but S should have led (S won trick 1)"
+    assert f.place == (F.LEAD_OUT_OF_TURN, 1, 2, W, "7D")
+    assert f.message == "hand 1, trick 2: W led 7D, but S should have led (S won trick 1)"
     # the trick's seats follow the recorded leader and the next leader is its winner
     rp = replay_hand(rec, STANDARD)
     assert rp.tricks[1].leader == W and rp.tricks[1].seats() == (W, N, E, S)
@@ -330,8 +330,8 @@ def test_lead_out_of_turn():
 def test_lead_out_of_turn_on_trick_one():
     rec = record([(E, "9C")])
     [f] = found(rec)
-    assert f.place == (F.LEAD_OUT_OF_TURN, 1, 1, E, None)
-    assert f.message == "hand 1, trick 1: E led, but N should have led (N sits left of the dealer W)"
+    assert f.place == (F.LEAD_OUT_OF_TURN, 1, 1, E, "9C")
+    assert f.message == "hand 1, trick 1: E led 9C, but N should have led (N sits left of the dealer W)"
 
 
 def test_two_of_clubs_lead():
@@ -340,7 +340,7 @@ def test_two_of_clubs_lead():
     [f] = found(record(["3C"], rules=r), r)
     assert f.place == (F.LEAD_NOT_TWO_OF_CLUBS, 1, 1, S, "3C")
     [f] = found(record([(N, "AC")], rules=r), r)
-    assert f.place == (F.LEAD_OUT_OF_TURN, 1, 1, N, None) and "(S holds the 2C)" in f.message
+    assert f.place == (F.LEAD_OUT_OF_TURN, 1, 1, N, "AC") and "(S holds the 2C)" in f.message
 
 
 def test_trick_winner_mismatch():

@@ -693,7 +693,7 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
             if j == 0:
                 # a card the seat does not hold gets no lead finding
                 if s != to_play and to_play >= 0 and held and not foreign:
-                    pos = _emit(F, pos, write, i, LEAD_OUT_OF_TURN, n, s, NO_CARD, s & 1, NO_FIELD, NAN, NAN)
+                    pos = _emit(F, pos, write, i, LEAD_OUT_OF_TURN, n, s, c, s & 1, NO_FIELD, NAN, NAN)
                 led = cs
                 led_held = held and not foreign
             if not held:

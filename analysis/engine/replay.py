@@ -338,7 +338,7 @@ class PlayState:
             if seat is not None and seat != s:
                 # a card the seat does not hold gets no lead finding (RULES.md section 7)
                 if s is not None and not foreign and card in self._hands[seat] and not (self._inferred and card in self._played):
-                    self._lead_out_of_turn(int(seat), s)
+                    self._lead_out_of_turn(int(seat), s, card)
                 s = self._to_play = int(seat)
             elif s is None:
                 raise ValueError("nobody is known to lead this trick; pass seat=")
@@ -470,7 +470,7 @@ class PlayState:
     def _where(self) -> str:
         return where(self.hand, self._trick_no)
 
-    def _lead_out_of_turn(self, seat: int, expected: int) -> None:
+    def _lead_out_of_turn(self, seat: int, expected: int, card: str) -> None:
         if self._trick_no == 1:
             reason = self._first_reason or "to lead trick 1"
         else:
@@ -478,8 +478,8 @@ class PlayState:
         self._add(
             LEAD_OUT_OF_TURN,
             seat,
-            None,
-            f"{self._where()}: {SEATS[seat]} led, but {SEATS[expected]} should have led ({SEATS[expected]} {reason})",
+            card,
+            f"{self._where()}: {SEATS[seat]} led {card}, but {SEATS[expected]} should have led ({SEATS[expected]} {reason})",
         )
 
     def _check_lead(self, s: int, card: str, cs: str, hand: list[str]) -> None:

@@ -810,7 +810,7 @@ class _Planter:
                 )
                 card = options[-1]
                 self.done = True
-                self.out.append((LEAD_OUT_OF_TURN, n, who, None, f"{who} led {card} to trick {n}; {seat} was to lead"))
+                self.out.append((LEAD_OUT_OF_TURN, n, who, card, f"{who} led {card} to trick {n}; {seat} was to lead"))
                 return card, who
         if got is None:
             return None
