@@ -110,7 +110,8 @@ def test_a_renege_proven_by_another_card_is_still_found_after_a_gap():
 def test_the_last_recorded_trick_short_is_not_a_gap():
     bad = drop_last_card(FULL, 13)
     [f] = replay_hand(bad, STANDARD).findings
-    assert f.place == (F.HAND_INCOMPLETE, 1, None, None, None)
+    # the finding names the short trick and the first seat with no card there (S led, W and N followed)
+    assert f.place == (F.HAND_INCOMPLETE, 1, 13, E, None) and f.side == E.side
     assert f.message == "hand 1: trick 13 has fewer than 4 cards, and no tricks-taken record; scored on the tricks played"
     assert replay_hand(replace(bad, taken=TAKEN), STANDARD).findings == []
 
@@ -342,3 +343,33 @@ def test_a_score_sheet_made_from_a_log_with_a_gap_counts_the_card_taken_from_the
     sheet_rec = score_sheet_record(bad)
     assert sheet_rec.taken == TAKEN
     assert check_records([replace(sheet_rec, tricks=None)]).findings == []
+
+
+@pytest.mark.parametrize(
+    "tricks, place",
+    [
+        # trick 13 led by S: S, W and N played; E is the first seat with no card
+        (lambda: drop_last_card(FULL, 13).tricks, (13, E)),
+        # 12 tricks, the 12th cut to its leader's card: the seat after the leader has none
+        (lambda: drop_last_card(replace(FULL, tricks=FULL.tricks[:12]), 12, keep=1).tricks, (12, "next")),
+        # tricks short at the end, but no one trick to name
+        (lambda: FULL.tricks[:11] + (Trick(N, ()), Trick(N, ())), (None, None)),
+        (lambda: FULL.tricks[:12], (None, None)),
+        (lambda: (), (None, None)),
+    ],
+    ids=["trick 13 short", "trick 12 short of 12", "two empty tricks", "12 tricks", "no card play"],
+)
+def test_the_hands_own_incomplete_names_its_one_short_trick(tricks, place):
+    """RULES.md section 7: a finding gives the trick number and the seat where they apply.  The
+    HAND_INCOMPLETE of a hand with no tricks-taken record names the short trick at the end when there
+    is exactly one (and the first seat with no card in it); a hand that only has fewer tricks, or
+    several short ones, is named as a whole.  The compiled core gives the same place."""
+    from test_core_differential import assert_same
+
+    rec = replace(FULL, tricks=tricks(), taken=None)
+    trick, seat = place
+    if seat == "next":
+        seat = rec.tricks[11].leader.left
+    [f] = replay_hand(rec, STANDARD).findings
+    assert (f.code, f.trick, f.seat, f.side) == (F.HAND_INCOMPLETE, trick, seat, seat.side if seat else None)
+    assert assert_same([rec])["compared"] == 1

@@ -556,8 +556,10 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
     filled), ``later`` [14,4] the cards each seat plays after each trick (``hold``, ``unknown``:
     scratch arrays of 4; ``held0[4]``: what each seat held at the start, the dealt cards as
     :func:`_check_deal` leaves them when ``has_deal``, else filled here).  Returns
-    ``(pos, n_reneges, complete, ends_short)``: 13 tricks of 4 cards were played (fills count), and
-    whether a trick short of cards is not a gap (the hand's own HAND_INCOMPLETE)."""
+    ``(pos, n_reneges, complete, ends_short, short_trick, short_seat)``: 13 tricks of 4 cards were
+    played (fills count); how many tricks short of cards are not gaps (the hand's own
+    HAND_INCOMPLETE), and when there is one, its number and its first seat with no card (else 0
+    and NO_SEAT)."""
     inferred = not has_deal
     for s in range(4):
         if inferred:  # with a deal, _check_deal filled held0 (what each seat held at the start)
@@ -618,7 +620,9 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
     nren = 0
     any_time = opt[O_SPADES_LEAD_ANY_TIME] != 0
     non_spades = ~suit_mask[SPADE]
-    ends_short = False
+    ends_short = 0
+    short_trick = 0
+    short_seat = NO_SEAT
     for s in range(4):
         taken[s] = 0
     for t in range(nt):
@@ -675,7 +679,11 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
             miss = (ld + np.int64(trick_len[i, t])) & 3
             pos = _emit(F, pos, write, i, HAND_INCOMPLETE, n, miss, NO_CARD, miss & 1, NO_FIELD, NAN, NAN)
         elif ln < 4:
-            ends_short = True
+            # a short trick at the end (not a gap): counted, and the last one named with its first
+            # seat with no card (the hand's HAND_INCOMPLETE names it when it is the only one)
+            ends_short += 1
+            short_trick = n
+            short_seat = (ld + ln) & 3
         t_leader[i, t] = ld
         t_broken[i, t] = broken
         led = -1
@@ -763,20 +771,23 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
     for t in range(nt):
         if pl[t] != 4:
             complete = False
-    return pos, nren, complete, ends_short
+    if ends_short != 1:
+        short_trick, short_seat = 0, NO_SEAT
+    return pos, nren, complete, ends_short, short_trick, short_seat
 
 
 # --- tricks taken and the record's completeness ------------------------------------------------------
 
 
 @_helper
-def _check_taken(i, nt, complete, ends_short, has_taken, taken_rec, taken, taken_score, F, pos, write):
+def _check_taken(i, nt, complete, ends_short, short_trick, short_seat, has_taken, taken_rec, taken, taken_score, F, pos, write):
     """The hand's own HAND_INCOMPLETE (no card play, fewer than 13 tricks, or short tricks at the end,
     with no tricks-taken record) and TRICKS_TAKEN_MISMATCH; fills ``taken_score[4]`` (the tricks the
     hand is scored on: the replay of a complete hand, else the recorded taken, else the tricks
     played)."""
-    if not complete and not has_taken and (nt < 13 or ends_short):
-        pos = _emit(F, pos, write, i, HAND_INCOMPLETE, 0, NO_SEAT, NO_CARD, NO_SEAT, NO_FIELD, NAN, NAN)
+    if not complete and not has_taken and (nt < 13 or ends_short > 0):
+        side = NO_SEAT if short_seat == NO_SEAT else short_seat & 1
+        pos = _emit(F, pos, write, i, HAND_INCOMPLETE, short_trick, short_seat, NO_CARD, side, NO_FIELD, NAN, NAN)
     for s in range(4):
         taken_score[s] = taken[s]
     if has_taken:
@@ -1146,13 +1157,13 @@ def run_games(
                     bid[s, 2] = 1.0 if p_bid_nil[i, j] or p_bid_value[i, j] == 0.0 else 0.0
                     bid[s, 3] = 1.0 if p_bid_blind[i, j] else 0.0
             nt = np.int64(p_n_tricks[i])
-            pos, nren, complete, ends_short = _replay(
+            pos, nren, complete, ends_short, short_trick, short_seat = _replay(
                 i, nt, d, p_trick_leader, p_trick_len, p_trick_cards, p_trick_winner, p_has_deal[i],
                 opt, suit, power, deck, suit_mask, o_t_leader, o_t_winner, o_t_led, o_t_broken,
                 taken, F, pos, write, reneges, pc, pl, later, hold, held0, unknown,
             )
             has_taken = p_has_taken[i]
-            pos = _check_taken(i, nt, complete, ends_short, has_taken, p_taken, taken, taken_s, F, pos, write)
+            pos = _check_taken(i, nt, complete, ends_short, short_trick, short_seat, has_taken, p_taken, taken, taken_s, F, pos, write)
             for s in range(4):
                 o_taken[i, s] = taken[s]
                 o_taken_score[i, s] = taken_s[s]

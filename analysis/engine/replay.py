@@ -1011,11 +1011,17 @@ def replay_hand(
                     "trick " + ", ".join(map(str, ends_short)) + (" has" if len(ends_short) == 1 else " have") + " fewer than 4 cards"
                 )
             what = " and ".join(parts)
+        # one short trick at the end: the finding names it and the first seat with no card there
+        short = ends_short[0] if len(ends_short) == 1 else None
+        seat = tricks_rec[short - 1].leader.clockwise()[len(plays[short - 1])] if short else None
         findings.append(
             Finding(
                 code=HAND_INCOMPLETE,
                 game_id=gid,
                 hand=h,
+                trick=short,
+                seat=seat,
+                side=seat.side if seat is not None else None,
                 message=f"{where(h)}: {what}, and no tricks-taken record; scored on the tricks played",
             )
         )
