@@ -158,12 +158,10 @@ def _open_db(db: Path | None, read_only: bool = False, existing: bool = False):
         err.print(f"error: {db}: no such database (create it with `spadework load ... --db {db}`)")
         raise typer.Exit(EXIT_BAD_INPUT)
     if existing and db is not None:
-        import duckdb
-
         from spadework.parsers.state import holds_spadework_tables
 
         try:
-            with duckdb.connect(str(db), read_only=True) as probe:
+            with connect(db, read_only=True) as probe:
                 ours = holds_spadework_tables(probe)
         except Exception as exc:  # not a DuckDB file, or locked
             err.print(f"error: cannot open database {db}: {exc}")
@@ -436,18 +434,14 @@ def simulate(
     from spadework.analysis.engine.rules import RulesError
     from spadework.analysis.sim import simulate_season, write_season
 
-    rules_spec = _parse_rules_option(rules) or "standard"
-    if out_fmt is None:
-        from spadework.analysis.sim.season import format_of
+    from spadework.analysis.convert import output_format
 
-        try:
-            format_of(out_path)
-        except ValueError:
-            err.print(
-                f"error: cannot tell which format to write from the name {str(out_path)!r}: "
-                "end --out with .jsonl, .spn or .csv (optionally .gz), or give --format jsonl|spn|csv"
-            )
-            raise typer.Exit(EXIT_BAD_INPUT) from None
+    rules_spec = _parse_rules_option(rules) or "standard"
+    try:
+        out_fmt = output_format(out_path, out_fmt, option="--format")
+    except ValueError as exc:
+        err.print(f"error: {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
     from spadework.analysis.present import ProgressBar
 
     try:
@@ -858,13 +852,32 @@ def main() -> None:
     """Entry point of the ``spadework`` console command.
 
     A closed pipe on standard output (``| head``) does not change the exit status: the command runs
-    to its end with its output thrown away, and exits as it would have.
+    to its end with its output thrown away, and exits as it would have.  A file a command cannot
+    write or read where it does not say so itself (a report folder that is a file, a full disk, a
+    locked folder) is one ``error:`` line naming the file and the reason, and exit status 2, never
+    a traceback.
     """
     if sys.stdout is not None and not isinstance(sys.stdout, _ReaderGone):
         sys.stdout = _ReaderGone(sys.stdout)  # type: ignore[assignment]
     if sys.stderr is not None and not isinstance(sys.stderr, _ReaderGone):
         sys.stderr = _ReaderGone(sys.stderr)  # type: ignore[assignment]  (`... 2>&1 | head`)
-    app()
+    try:
+        app()
+    except OSError as exc:
+        err.print(f"error: {_os_error_text(exc)}")
+        sys.exit(EXIT_BAD_INPUT)
+
+
+def _os_error_text(exc: OSError) -> str:
+    """``notadir/players: not a directory`` (the file first, then the reason, as a sentence)."""
+    reason = exc.strerror or str(exc)
+    reason = reason[:1].lower() + reason[1:]
+    if isinstance(exc, BrokenPipeError):
+        reason = "the reader of the output went away (a closed pipe) before the command finished"
+    name = exc.filename if exc.filename is not None else None
+    if name is not None and exc.filename2 is not None:
+        return f"{name} -> {exc.filename2}: {reason}"
+    return f"{name}: {reason}" if name is not None else reason
 
 
 if __name__ == "__main__":

@@ -20,16 +20,29 @@ if TYPE_CHECKING:
 _OUT_EXT = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".spn": "spn", ".csv": "csv"}
 
 
-def output_format(target: str | os.PathLike[str], out_fmt: str | None = None) -> str:
+def output_format(target: str | os.PathLike[str], out_fmt: str | None = None, option: str = "--to") -> str:
     """The format to write: ``out_fmt`` if given, else from the target's extension.
 
-    Raises ``ValueError`` naming the writable formats.
+    Raises ``ValueError`` naming the writable formats: for an ``out_fmt`` that is none of them,
+    a name whose extension says no format, and an ``out_fmt`` the extension contradicts (SPN
+    written into ``x.jsonl`` could not be read back as what its name says).  ``option``: the
+    command line's name for ``out_fmt``, for the message.
     """
-    fmt = out_fmt or _OUT_EXT.get(Path(strip_gz(os.fspath(target))).suffix.lower())
+    name = os.fspath(target)
+    by_name = _OUT_EXT.get(Path(strip_gz(name)).suffix.lower())
+    known = ", ".join(formats.WRITABLE)
+    if out_fmt is not None and out_fmt not in formats.WRITABLE:
+        raise ValueError(f"{option} {out_fmt!r} is not a format spadework writes: use one of {known}")
+    if out_fmt is not None and by_name is not None and by_name != out_fmt:
+        raise ValueError(
+            f"{name!r} is named as {by_name} but {option} says {out_fmt}: the file could not be read back "
+            f"as its name says; name it .{out_fmt} or leave {option} out"
+        )
+    fmt = out_fmt or by_name
     if fmt not in formats.WRITABLE:
         raise ValueError(
-            f"cannot tell which format to write for {os.fspath(target)!r}: use a .jsonl, .spn or .csv name, "
-            f"or --to with one of {', '.join(formats.WRITABLE)}"
+            f"cannot tell which format to write for {name!r}: use a .jsonl, .spn or .csv name, "
+            f"or {option} with one of {known}"
         )
     return fmt
 
@@ -62,9 +75,47 @@ def convert_file(
                 yield _for_score_sheet(item) if fmt == "csv" else item
 
     raw = gzip.open(target, "wb") if os.fspath(target).lower().endswith(".gz") else open(target, "wb")
-    with raw, io.TextIOWrapper(raw, encoding="utf-8", newline="") as fp:
+    with _ReaderMayGo(raw) as sink, io.TextIOWrapper(sink, encoding="utf-8", newline="") as fp:
         written = writer.dump(records(), fp)
     return written, errors
+
+
+class _ReaderMayGo(io.RawIOBase):
+    """A binary target whose reader may go away (``convert LOG /dev/stdout | head``): after a
+    closed pipe the rest is thrown away and the conversion runs to its end, so the caller's exit
+    status is what it would have been (as every command's output to a closed pipe)."""
+
+    def __init__(self, raw) -> None:
+        self._raw, self._gone = raw, False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b) -> int:
+        if not self._gone:
+            try:
+                self._raw.write(b)
+            except BrokenPipeError:
+                self._gone = True
+        return len(b)
+
+    def flush(self) -> None:
+        if not self._gone:
+            try:
+                self._raw.flush()
+            except BrokenPipeError:
+                self._gone = True
+
+    def close(self) -> None:
+        if not self.closed:
+            try:
+                self.flush()
+                self._raw.close()
+            except BrokenPipeError:
+                pass
+            finally:
+                self._gone = True  # (IOBase.close flushes once more)
+        super().close()
 
 
 def score_sheet_record(rec: HandRecord, ruleset: Ruleset | None = None) -> HandRecord:

@@ -31,10 +31,11 @@ def findings_by_code(con) -> list[tuple[str, int]]:
 REASON_SQL = (
     "regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(message, '^line [0-9]+: ', ''), "
     "'''[^'']*''', '''…''', 'g'), '\"[^\"]*\"', '\"…\"', 'g'), '[^\\s''\"]+:[0-9]+', '…:N', 'g'), "
-    "'[0-9]+', 'N', 'g')"
+    "'(^|[^A-Za-z0-9_-])-?[0-9]+', '\\1N', 'g')"
 )
 """SQL turning a ``load_errors``/``load_warnings`` message into its reason: the line prefix dropped,
-quoted values as ``'…'``, ``file:line`` as ``…:N``, every other number as ``N``
+quoted values as ``'…'``, ``file:line`` as ``…:N``, every other number as ``N`` (one inside a word
+stays: ``UTF-8``)
 (``hand 3 of game 'g1' is already loaded from a.jsonl:7`` -> ``hand N of game '…' is already loaded from …:N``)."""
 
 

@@ -87,17 +87,61 @@ def ensure_storage(con: duckdb.DuckDBPyConnection) -> None:
         create_storage(con)
 
 
+class NotADatabase(ValueError):
+    """A ``--db`` path that is not a spadework database: another kind of file (a log, a CSV), or a
+    DuckDB file whose tables of spadework's names are someone else's."""
+
+
+_DUCKDB_MAGIC = b"DUCK"  # bytes 8..12 of every DuckDB database file
+_KEY_COLUMNS = {
+    "hand_records": ("game_id", "hand"),
+    "hands": ("game_id", "hand"),
+    "bids": ("game_id", "hand"),
+    "plays": ("game_id", "hand"),
+    "recorded_scores": ("game_id", "hand"),
+    "load_errors": ("source_file", "source_line"),
+}
+"""Tables a spadework database has, with columns TABLES.md keys them on."""
+
+
+def _refuse_foreign(con: duckdb.DuckDBPyConnection, target: str) -> None:
+    rows = con.execute(
+        "SELECT table_name, list(column_name) FROM duckdb_columns() WHERE database_name = current_database() "
+        "AND schema_name = 'main' GROUP BY table_name"
+    ).fetchall()
+    for table, columns in rows:
+        lacking = [c for c in _KEY_COLUMNS.get(table, ()) if c not in columns]
+        if lacking:
+            raise NotADatabase(
+                f"{target} is not a spadework database: its table {table} has no column {lacking[0]} "
+                f"(a DuckDB file made by something else; give --db a new file name)"
+            )
+
+
 def connect(path: str | os.PathLike[str] | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """Open (or create) a spadework database and make sure every table and view exists.
 
     ``path`` ``None`` or ``":memory:"`` gives an in-memory database.  A database written in the
     plain layout (before the stored layout, or by hand) is converted when ``read_only`` is false
-    (:func:`convert_plain`); read-only, it is read as it is.
+    (:func:`convert_plain`); read-only, it is read as it is.  Raises :class:`NotADatabase` for a
+    file that is not a DuckDB database (DuckDB would open a log or a CSV as an empty database in
+    memory and keep nothing), or a DuckDB file whose tables of spadework's names lack their key
+    columns; DuckDB's own errors for a file it cannot open (locked, unreadable).
     """
     target = ":memory:" if path is None else os.fspath(path)
+    if target != ":memory:" and os.path.isfile(target) and os.path.getsize(target) > 0:
+        with open(target, "rb") as f:
+            head = f.read(12)
+        if head[8:12] != _DUCKDB_MAGIC:
+            raise NotADatabase(f"{target} is not a DuckDB database (is it a log? give --db a new file name)")
     con = duckdb.connect(target, read_only=read_only)
-    if not read_only:
-        ensure_storage(con)
+    try:
+        _refuse_foreign(con, target)
+        if not read_only:
+            ensure_storage(con)
+    except BaseException:
+        con.close()
+        raise
     return con
 
 
@@ -149,7 +193,16 @@ class _Batch:
 
 
 def _rules_text(rules: Any) -> str:
-    return rules if isinstance(rules, str) else orjson.dumps(rules).decode()
+    """A record's ``rules`` as stored text.  A number beyond 64 bits (which orjson refuses) is
+    written as JSON all the same: the ruleset is judged when the hand is checked, not here."""
+    if isinstance(rules, str):
+        return rules
+    try:
+        return orjson.dumps(rules).decode()
+    except TypeError:
+        import json
+
+        return json.dumps(rules, separators=(",", ":"), ensure_ascii=False)
 
 
 def _packed_deal(deal: tuple[tuple[str, ...], ...]) -> list[int]:

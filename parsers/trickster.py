@@ -159,12 +159,19 @@ def _flag(value: Any) -> bool | None:
     return None
 
 
+_WHOLE_LIMIT = 2**31 - 1
+"""An option's number beyond this is no score or count a game uses (and no table could hold it)."""
+
+
 def _whole(value: Any) -> int | None:
+    """An option's whole number, or ``None`` (not a number, a fraction, or beyond :data:`_WHOLE_LIMIT`
+    either way: the caller warns and keeps the default)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if isinstance(value, float) and not value.is_integer():
         return None
-    return int(value)
+    n = int(value)
+    return n if -_WHOLE_LIMIT <= n <= _WHOLE_LIMIT else None
 
 
 def map_options(options: Mapping[str, Any] | None, event: str | None = None) -> MappedOptions:
@@ -268,7 +275,7 @@ def map_options(options: Mapping[str, Any] | None, event: str | None = None) -> 
                 )
         elif key == "minBid":
             n = _whole(value)
-            if n is not None and n >= 0:
+            if n is not None and 0 <= n <= 13:
                 if n > 0:
                     extra["min_side_bid"] = n
             else:

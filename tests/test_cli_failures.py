@@ -1,0 +1,138 @@
+"""Where a command cannot do what it was asked (a file it cannot write, a --db that is no spadework
+database, options that contradict each other, a pipe that closes early), it says so in one line
+naming the file and exits 2 (or, for a closed pipe, as it would have): never a traceback, never a
+silent success that kept nothing.  Each case is one a tester found by hand."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from spadework.parsers import trickster
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "data" / "sample" / "season.jsonl"
+
+
+def spadework(*args, cwd=None) -> subprocess.CompletedProcess:
+    """The console command as a user runs it (``main``: its handling of OS errors is part of what is tested)."""
+    return subprocess.run([sys.executable, "-m", "spadework.analysis.cli", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd)  # fmt: skip
+
+
+def one_error_line(proc: subprocess.CompletedProcess) -> str:
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, proc.stderr
+    return errors[0]
+
+
+@pytest.fixture(scope="module")
+def small_log(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("log") / "small.jsonl"
+    path.write_text("".join(SAMPLE.read_text().splitlines(keepends=True)[:12]))
+    return path
+
+
+def test_a_report_folder_that_is_a_file_is_one_error_line(tmp_path, small_log):
+    db = tmp_path / "s.duckdb"
+    assert spadework("validate", small_log, "--db", db, "-q").returncode in (0, 1)
+    blocker = tmp_path / "notadir"
+    blocker.write_text("a file, not a folder")
+    line = one_error_line(spadework("report", "--db", db, "--out", blocker))
+    assert "notadir" in line and "not a directory" in line
+
+
+def test_a_conversion_it_cannot_write_is_one_error_line(tmp_path, small_log):
+    (tmp_path / "notadir").write_text("x")
+    line = one_error_line(spadework("convert", small_log, tmp_path / "notadir" / "x.jsonl"))
+    assert "notadir/x.jsonl: not a directory" in line
+
+
+def test_a_conversion_into_a_pipe_that_closes_early_exits_as_it_would_have(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-m", "spadework.analysis.cli", "convert", str(SAMPLE), "/dev/stdout", "--to", "spn"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    first = proc.stdout.read(20)
+    proc.stdout.close()  # the reader goes away (as `| head -1` does)
+    _, stderr = proc.communicate()
+    assert first.startswith(b"[")
+    assert proc.returncode == 0, stderr  # the sample converts cleanly: 0, not click's 1 for a closed pipe
+    assert b"Traceback" not in stderr
+
+
+@pytest.mark.parametrize("kind", ["log", "csv"])
+def test_a_db_that_is_a_log_is_refused_and_left_as_it_was(tmp_path, small_log, kind):
+    # DuckDB opened such a file as an empty database in memory: `load` said it loaded the hands, kept none
+    target = tmp_path / ("target.jsonl" if kind == "log" else "target.csv")
+    target.write_bytes(small_log.read_bytes() if kind == "log" else b"game_id,hand\ng,1\n")
+    before = hashlib.sha256(target.read_bytes()).hexdigest()
+    for args in (("load", small_log, "--db", target), ("check", "--db", target), ("validate", small_log, "--db", target)):
+        line = one_error_line(spadework(*args))
+        assert f"{target} is not a DuckDB database" in line
+    assert hashlib.sha256(target.read_bytes()).hexdigest() == before
+
+
+def test_a_duckdb_file_made_by_something_else_is_named_as_such(tmp_path, small_log):
+    foreign = tmp_path / "foreign.duckdb"
+    with duckdb.connect(str(foreign)) as con:
+        con.execute("CREATE TABLE hands (x INTEGER)")
+    for args in (("load", small_log, "--db", foreign), ("check", "--db", foreign)):
+        line = one_error_line(spadework(*args))
+        assert "is not a spadework database: its table hands has no column game_id" in line
+    with duckdb.connect(str(foreign), read_only=True) as con:  # nothing was added to it
+        assert con.execute("SELECT table_name FROM duckdb_tables()").fetchall() == [("hands",)]
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("simulate", "--out", "{tmp}/sim.jsonl", "--format", "spn", "--games", "1"), "named as jsonl but --format says spn"),
+        (("convert", "{log}", "{tmp}/out.spn", "--to", "csv"), "named as spn but --to says csv"),
+        (("convert", "{log}", "{tmp}/out.txt", "--to", "bogus"), "--to 'bogus' is not a format spadework writes"),
+    ],
+)
+def test_a_format_option_the_file_name_contradicts_is_refused(tmp_path, small_log, args, says):
+    args = [a.format(tmp=tmp_path, log=small_log) for a in args]
+    assert says in one_error_line(spadework(*args))
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(("sim", "out"))]  # nothing written
+
+
+@pytest.mark.parametrize("key", ["minBid", "gameOverScore"])
+@pytest.mark.parametrize("value", [99999999999999999999, 2**31])
+def test_a_trickster_option_beyond_any_game_keeps_the_default_with_a_warning(key, value):
+    # a 21-digit minBid reached the rules text, which orjson cannot write: the whole run stopped
+    mapped = trickster.map_options({key: value})
+    assert "min_side_bid" not in mapped.rules and "target" not in mapped.rules
+    assert [w for w in mapped.warnings if w.startswith(f"Option {key} {value!r}")]
+
+
+def test_a_minimum_bid_above_13_tricks_is_not_a_rule():
+    mapped = trickster.map_options({"minBid": 99})
+    assert "min_side_bid" not in mapped.rules
+    assert mapped.warnings == ("Option minBid 99 is not a number of tricks; no minimum bid is set.",)
+    assert trickster.map_options({"minBid": 13}).rules["min_side_bid"] == 13
+
+
+def test_rules_with_a_number_beyond_64_bits_are_stored_as_json():
+    from spadework.parsers.db import _rules_text
+
+    assert _rules_text({"preset": "standard", "target": 2**70}) == '{"preset":"standard","target":1180591620717411303424}'
+
+
+def test_numbers_inside_words_stay_when_rejected_records_are_grouped():
+    from spadework.analysis.present import REASON_SQL
+
+    with duckdb.connect() as con:
+        got = [con.execute(f"SELECT {REASON_SQL} FROM (SELECT ? AS message)", [m]).fetchall()[0][0] for m in (
+            "line 4: invalid UTF-8 at byte 17",
+            "points -40 in bids[3]",
+            "hand 3 of game 'g1' is already loaded from a.jsonl:7",
+        )]  # fmt: skip
+    assert got == ["invalid UTF-8 at byte N", "points N in bids[N]", "hand N of game '…' is already loaded from …:N"]
