@@ -49,9 +49,23 @@ RulesOpt = Annotated[
         'or JSON like \'{"preset": "standard", "target": 300}\'.',
     ),
 ]
+def _known_format(name: str | None) -> str | None:
+    """``--format``: a format spadework reads, or a usage error (exit 2) before any file is read."""
+    from spadework.parsers.formats import FORMATS
+
+    if name is not None and name not in FORMATS:
+        raise typer.BadParameter(f"{name!r} is not a format spadework reads: use one of {', '.join(FORMATS)}")
+    return name
+
+
 FormatOpt = Annotated[
     Optional[str],
-    typer.Option("--format", "-f", help="Read every file as this format (jsonl, spn, csv, ptn, openspiel) instead of detecting it."),
+    typer.Option(
+        "--format",
+        "-f",
+        help="Read every file as this format (jsonl, spn, csv, ptn, openspiel) instead of detecting it.",
+        callback=_known_format,
+    ),
 ]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 EngineOpt = Annotated[

@@ -57,10 +57,13 @@ def convert_file(
 
     Streams: records are written as they are read.  A ``.gz`` target is gzipped.
     Returns ``(hands_written, load_errors)``.  Raises ``ValueError`` for an
-    unknown output format and ``FileNotFoundError`` for a missing source.
+    unknown output format or a folder as ``source``, and ``FileNotFoundError`` for a missing source;
+    nothing is written then.
     """
     if not os.path.exists(source):
         raise FileNotFoundError(f"{os.fspath(source)}: no such file")
+    if os.path.isdir(source):
+        raise ValueError(f"{os.fspath(source)} is a folder: convert takes one log file (convert each file of it)")
     if os.path.exists(target) and os.path.samefile(source, target):
         raise ValueError(f"{os.fspath(target)} is the file being read: write the converted log to another file")
     fmt = output_format(target, out_fmt)

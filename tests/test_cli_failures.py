@@ -136,3 +136,17 @@ def test_numbers_inside_words_stay_when_rejected_records_are_grouped():
             "hand 3 of game 'g1' is already loaded from a.jsonl:7",
         )]  # fmt: skip
     assert got == ["invalid UTF-8 at byte N", "points N in bids[N]", "hand N of game '…' is already loaded from …:N"]
+
+
+def test_an_unknown_input_format_is_a_usage_error_before_any_file_is_read(small_log):
+    for args in (("validate", small_log, "-f", "bogus"), ("convert", small_log, "x.jsonl", "-f", "bogus")):
+        proc = spadework(*args)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert "'bogus' is not a format spadework reads: use one of jsonl, spn, csv, ptn, openspiel" in proc.stderr
+
+
+def test_a_folder_to_convert_is_refused_and_nothing_written(tmp_path):
+    (tmp_path / "logs").mkdir()
+    line = one_error_line(spadework("convert", tmp_path / "logs", tmp_path / "out.jsonl"))
+    assert "logs is a folder: convert takes one log file" in line
+    assert not (tmp_path / "out.jsonl").exists()
