@@ -83,14 +83,19 @@ def print_grouped_rows(con, console: Console, table: str, title: str, names: lis
     many more there are.  At most ``limit`` reasons are printed; the rest are counted."""
     groups = grouped_rows(con, table, names)
     console.print(title)
+
+    def row(f: str, line: int, msg: str) -> str:
+        # a parser's message may begin with the line the row already names (SPN's "line 5: ...")
+        same = f"line {line}: "
+        return f"{f}:{line}: {msg[len(same):] if msg.startswith(same) else msg}"
+
     for g in groups[:limit]:
         if g["count"] == 1:
-            f, line, msg = g["examples"][0]
-            console.print(f"  {f}:{line}: {msg}", markup=False)
+            console.print("  " + row(*g["examples"][0]), markup=False)
             continue
         console.print(f"  {g['count']:,} x {g['reason']}", markup=False)
-        for f, line, msg in g["examples"]:
-            console.print(f"      {f}:{line}: {msg}", markup=False)
+        for example in g["examples"]:
+            console.print("      " + row(*example), markup=False)
         if g["count"] > len(g["examples"]):
             console.print(f"      ... and {g['count'] - len(g['examples']):,} more like these", markup=False)
     if len(groups) > limit:

@@ -564,7 +564,8 @@ class _Reader:
                 seen[name] = tok.line
             if name in GAME_TAGS:
                 continue
-            is_hand = True
+            if name in KNOWN_TAGS or name == "Extra":
+                is_hand = True
             if name == "Play":
                 if tok.value:
                     raise _BlockError(tok.line, name, "takes no value: each following line is a trick, 'E: 2C 5C KC AC'")
@@ -592,6 +593,13 @@ class _Reader:
                     raise _BlockError(tok.line, name, f"extension is given twice (first at line {extra_lines[name]})")
                 extras[name], extra_lines[name] = _json_value(tok.value), tok.line
         if not is_hand:
+            if extras:  # an unknown tag among game-level ones: they are applied, it has no hand to go to
+                name = min(extras, key=extra_lines.__getitem__)
+                reason = (
+                    "is not a game-level tag, and this block has no hand tags (no [Hand]): its game-level tags "
+                    "apply to the hands after it, but this tag, an extension of a hand, is not kept"
+                )
+                raise _BlockError(extra_lines[name], name, reason)
             return None
         return self._record(hand_tags, tricks, extras, first_line)
 

@@ -150,3 +150,17 @@ def test_a_folder_to_convert_is_refused_and_nothing_written(tmp_path):
     line = one_error_line(spadework("convert", tmp_path / "logs", tmp_path / "out.jsonl"))
     assert "logs is a folder: convert takes one log file" in line
     assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_an_unknown_tag_among_game_level_tags_is_named_and_the_hands_after_it_load(tmp_path):
+    # the header block was rejected as "this hand has no [Hand] tag", and printed "f.spn:2: line 2: ..."
+    spn = tmp_path / "f.spn"
+    spn.write_text(
+        '[Game "g1"]\n[Bogus "x"]\n[North "a"] [East "b"] [South "c"] [West "d"]\n\n'
+        '[Hand "1"]\n[Dealer "N"]\n[Bids "E 3, S 3, W 3, N 3"]\n[Taken "N 3 E 3 S 3 W 4"]\n'
+    )
+    proc = spadework("validate", spn, "-q")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr + proc.stdout
+    assert "Loaded 1 hand from 1 file; 1 record rejected" in proc.stdout
+    assert f"{spn}:2: [Bogus] is not a game-level tag, and this block has no hand tags (no [Hand])" in proc.stdout
+    assert "line 2: line 2" not in proc.stdout and ":2: line 2:" not in proc.stdout
