@@ -294,13 +294,15 @@ INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 def out_of_range(rec: HandRecord) -> str | None:
     """A reason when a whole number of the record does not fit the tables (e.g. a hand number of
     99999999999), else ``None``: such a record is a load error, never a crash of the whole file."""
-    checks: list[tuple[str, Any]] = [("hand", rec.hand)]
-    checks += [(f"taken.{s}", v) for s, v in zip(SEATS, rec.taken or ())]
+    # named in the game's words, as every format spells them differently (a CSV's bid_W is a JSON
+    # line's bids[3].bid)
+    checks: list[tuple[str, Any]] = [("the hand number", rec.hand)]
+    checks += [(f"{s}'s tricks taken", v) for s, v in zip(SEATS, rec.taken or ())]
     for side, sc in zip(SIDES, rec.score or ()):
-        checks += [(f"score.{side}.points", sc.points), (f"score.{side}.total", sc.total), (f"score.{side}.bags", sc.bags)]
-    checks += [(f"score_before.{s}", v) for s, v in zip(SIDES, rec.score_before or ())]
-    checks += [(f"bags_before.{s}", v) for s, v in zip(SIDES, rec.bags_before or ())]
-    checks += [(f"bids[{i}].bid", b.value) for i, b in enumerate(rec.bids)]
+        checks += [(f"{side}'s recorded points", sc.points), (f"{side}'s recorded total", sc.total), (f"{side}'s recorded bags", sc.bags)]
+    checks += [(f"{s}'s score before the hand", v) for s, v in zip(SIDES, rec.score_before or ())]
+    checks += [(f"{s}'s bags before the hand", v) for s, v in zip(SIDES, rec.bags_before or ())]
+    checks += [(f"{b.seat}'s bid", b.value) for b in rec.bids]
     for what, v in checks:
         if v is not None and not (INT_MIN <= v <= INT_MAX):
             return f"{what}: {v!r} is out of range (a whole number between {INT_MIN} and {INT_MAX})"

@@ -164,3 +164,16 @@ def test_an_unknown_tag_among_game_level_tags_is_named_and_the_hands_after_it_lo
     assert "Loaded 1 hand from 1 file; 1 record rejected" in proc.stdout
     assert f"{spn}:2: [Bogus] is not a game-level tag, and this block has no hand tags (no [Hand])" in proc.stdout
     assert "line 2: line 2" not in proc.stdout and ":2: line 2:" not in proc.stdout
+
+
+def test_a_number_too_large_for_the_tables_is_named_in_the_games_words(tmp_path):
+    # it was named by the JSON key (bids[3].bid, score.NS.points), which a score sheet's user never sees
+    sheet = tmp_path / "s.csv"
+    header = ("game_id,hand,dealer,player_N,player_E,player_S,player_W,bid_N,bid_E,bid_S,bid_W,"
+              "taken_N,taken_E,taken_S,taken_W,NS_points,NS_total,NS_bags,EW_points,EW_total,EW_bags")  # fmt: skip
+    sheet.write_text(header + "\ng,1,W,a,b,c,d,99999999999,3,3,3,4,3,3,3,,,,,,\n"
+                     "g,2,N,a,b,c,d,3,3,3,3,4,3,3,3,9999999999,,,,,\n")  # fmt: skip
+    proc = spadework("load", sheet, "--db", tmp_path / "x.duckdb", "-q")
+    assert proc.returncode == 2
+    assert f"{sheet}:2: N's bid: 99999999999 is out of range" in proc.stdout
+    assert f"{sheet}:3: NS's recorded points: 9999999999 is out of range" in proc.stdout
