@@ -797,7 +797,7 @@ def load_files(
     loader = _Loader(con, bar.on_batch if bar else None)
     try:
         for path, source, file_fmt in log_files(paths, files, fmt, summary, bar):
-            items = _with_empty_check(formats.load(path, fmt=file_fmt, source=source), source)
+            items = _with_empty_check(formats.load(path, fmt=file_fmt, source=source), path, source)
             summary.files.append(loader.add_file(items, source, file_fmt))
             if loader.due:
                 loader.commit()
@@ -843,13 +843,15 @@ def log_files(
         yield path, source, file_fmt
 
 
-def _with_empty_check(items: Iterator[HandRecord | LoadError], source: str) -> Iterator[HandRecord | LoadError]:
+def _with_empty_check(items: Iterator[HandRecord | LoadError], path: str | os.PathLike[str], source: str) -> Iterator[HandRecord | LoadError]:
+    from spadework.parsers.io import no_hands_reason
+
     any_item = False
     for item in items:
         any_item = True
         yield item
     if not any_item:
-        yield LoadError(source, 0, "the file holds no hands (it is empty or blank)", "")
+        yield LoadError(source, 0, no_hands_reason(path), "")
 
 
 class _Progress:

@@ -197,6 +197,27 @@ class TruncatedFile(EOFError):
         super().__init__(f"the file is cut off or damaged {where} ({reason}); the records before it are read")
 
 
+def no_hands_reason(path: str | os.PathLike[str]) -> str:
+    """Why a file gave no hand and no rejected record: empty or blank, or (a gzip file cut off
+    within its header, which reads as nothing) cut off before its first line."""
+    try:
+        with open(path, "rb") as f:
+            if f.read(2) != GZIP_MAGIC:
+                return NO_HANDS
+            f.seek(0)
+            with gzip.GzipFile(fileobj=f, mode="rb") as z:
+                while z.read(1 << 20):
+                    pass
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        return str(TruncatedFile(0, str(exc) or type(exc).__name__))
+    except OSError:
+        pass
+    return NO_HANDS
+
+
+NO_HANDS = "the file holds no hands (it is empty or blank)"
+
+
 def read_lines(path: str | os.PathLike[str], numbers: Iterable[int]) -> dict[int, bytes]:
     """The lines numbered ``numbers`` (from 1) of a file as :func:`open_binary` reads it, without
     their line ends, keyed by number; reading stops after the last one wanted.  A number beyond the

@@ -67,6 +67,7 @@ import pyarrow.parquet as pq
 from spadework.analysis.engine.checker import CheckSummary
 from spadework.analysis.engine.findings import ErrorPolicy
 from spadework.parsers.db import HAND_RECORDS, HAND_RECORDS_SCHEMA, FileResult, LoadSummary, file_aliases
+from spadework.parsers.io import no_hands_reason
 from spadework.parsers.numba_cache import depends
 
 depends(__file__)  # the cache's places (this module takes no values from others)
@@ -380,7 +381,7 @@ def _read_python(piece: Piece, out: _Collector, res: ReadResult) -> None:
     from spadework.parsers import formats
     from spadework.parsers.db import _with_empty_check
 
-    items = _with_empty_check(formats.load(piece.path, fmt=piece.fmt, source=piece.source), piece.source)
+    items = _with_empty_check(formats.load(piece.path, fmt=piece.fmt, source=piece.source), piece.path, piece.source)
     for seq, item in enumerate(items):
         res.items[piece.turn] += 1
         if hasattr(item, "message"):
@@ -663,7 +664,7 @@ def rejected_errors(path: str, source: str, fmt: str | None, route: str, wanted:
     from spadework.parsers.db import _with_empty_check
 
     by_seq = {r.seq: r for r in wanted}
-    items = _with_empty_check(formats.load(path, fmt=fmt, source=source), source)
+    items = _with_empty_check(formats.load(path, fmt=fmt, source=source), path, source)
     for seq, item in enumerate(items):
         if seq in by_seq:
             e = _rejected(item, source, by_seq[seq].message)
@@ -981,7 +982,7 @@ def _run(
             c = counts.get(turn, [0, 0, 0])
             result = FileResult(source, file_fmt, c[0], c[1], c[2])
             if route != "python" and items[turn] == 0:  # as the fast loader: a file with no hands is a load error
-                extra.append(LoadError(source, 0, "the file holds no hands (it is empty or blank)", ""))
+                extra.append(LoadError(source, 0, no_hands_reason(full), ""))
                 result.errors += 1
             summary.files.append(result)
         # the single writer

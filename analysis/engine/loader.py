@@ -55,7 +55,7 @@ from spadework.parsers.db import (
 )
 from spadework.analysis.engine.storage import RowGroupWriter
 from spadework.analysis.engine.storage import in_transaction as _in_transaction
-from spadework.parsers.io import open_binary, read_lines, strip_gz, walk
+from spadework.parsers.io import no_hands_reason, open_binary, read_lines, strip_gz, walk
 from spadework.parsers.model import HandRecord, LoadError
 from spadework.parsers.numba_cache import depends
 from spadework.parsers.state import mark_loaded
@@ -600,7 +600,7 @@ def _load_jsonl_file(
         def settle() -> None:
             _settle_file(con, path, source, result, fs, stream)
             if result.hands + result.errors == 0:
-                _flush(con, _Batch(), [LoadError(source, 0, "the file holds no hands (it is empty or blank)", "")])
+                _flush(con, _Batch(), [LoadError(source, 0, no_hands_reason(path), "")])
                 result.errors += 1
 
         _in_transaction(con, settle)
@@ -706,7 +706,7 @@ def load_fast(
             if result is None:
                 if stream is not None:
                     stream.invalidate()
-                items = _with_empty_check(formats.load(path, fmt=file_fmt, source=source), source)
+                items = _with_empty_check(formats.load(path, fmt=file_fmt, source=source), path, source)
                 result = python.add_file(items, source, file_fmt)
                 if python.due:
                     python.commit()
@@ -804,7 +804,7 @@ def _load_small_jsonl(python: _Loader, group: list, scan_threads: int | None) ->
 
             yield python.add_rows(table, source, file_fmt, record, start, keys[start : start + n], lines[start : start + n]), source
         else:
-            items = _with_empty_check(formats.load(path, fmt=file_fmt, source=source), source)
+            items = _with_empty_check(formats.load(path, fmt=file_fmt, source=source), path, source)
             yield python.add_file(items, source, file_fmt), source
 
 
