@@ -405,7 +405,7 @@ def _dask_errors():
 @app.command()
 def convert(
     source: Annotated[Path, typer.Argument(help="A log in any readable format.", show_default=False)],
-    target: Annotated[Path, typer.Argument(help="The file to write; its extension (.jsonl, .spn, .csv, optionally .gz) picks the format.", show_default=False)],
+    target: Annotated[Path, typer.Argument(help="The file to write; its extension (.jsonl, .spn, .csv, optionally .gz) picks the format; '-' writes to standard output (give --to).", show_default=False)],
     fmt: FormatOpt = None,
     to: Annotated[Optional[str], typer.Option("--to", help="Output format (jsonl, spn, csv) when the extension does not say.")] = None,
 ) -> None:
@@ -425,7 +425,11 @@ def convert(
         err.print(f"  {e}", markup=False)
     if len(errors) > 50:
         err.print(f"  ... and {len(errors) - 50} more")
-    out.print(f"Wrote {_n(written, 'hand')} to {target}; {_n(len(errors), 'record')} could not be read")
+    # to standard output, the summary goes to standard error, after the log
+    (err if str(target) == "-" else out).print(
+        f"Wrote {_n(written, 'hand')} to {'standard output' if str(target) == '-' else target}; "
+        f"{_n(len(errors), 'record')} could not be read"
+    )
     raise typer.Exit(EXIT_BAD_INPUT if errors else EXIT_OK)
 
 
@@ -731,19 +735,27 @@ def solve(
     bad = 0
     try:
         for item in items:
-            bad += _print_solved(item, as_json, numbered=positions is not None)
+            bad += _print_solved(item, as_json, numbered=positions is not None, source=positions)
     except (EOFError, OSError) as exc:  # a gzip cut off part way, a file gone
         err.print(f"error: {positions}: cannot read the rest of the file ({exc})", markup=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     raise typer.Exit(EXIT_BAD_INPUT if bad else EXIT_OK)
 
 
-def _print_solved(item, as_json: bool, numbered: bool = False) -> int:
-    """Print one solved position (or its error, on standard error); 1 when it was a bad line."""
+def _print_solved(item, as_json: bool, numbered: bool = False, source: Path | None = None) -> int:
+    """Print one solved position (or its error, on standard error, as ``FILE:LINE: reason`` when it
+    came from a file); 1 when it was a bad line."""
+    import re
+
     from spadework.analysis.solver import batch
 
     if item.error is not None:
-        err.print(f"error: {item.error}", markup=False)
+        text = item.error
+        m = re.match(r"line (\d+): ", text)
+        if source is not None and m:
+            name = "<stdin>" if str(source) == "-" else str(source)
+            text = f"{name}:{m.group(1)}: {text[m.end():]}"
+        err.print(f"error: {text}", markup=False)
     if as_json:
         sys.stdout.write(batch.dumps(item.to_json()) + "\n")
         sys.stdout.flush()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -55,7 +56,8 @@ def convert_file(
 ) -> tuple[int, list[LoadError]]:
     """Read ``source`` (any format) and write its readable hands to ``target``.
 
-    Streams: records are written as they are read.  A ``.gz`` target is gzipped.
+    Streams: records are written as they are read.  A ``.gz`` target is gzipped; ``-`` is standard
+    output (with ``out_fmt``).
     Returns ``(hands_written, load_errors)``.  Raises ``ValueError`` for an
     unknown output format or a folder as ``source``, and ``FileNotFoundError`` for a missing source;
     nothing is written then.
@@ -64,7 +66,8 @@ def convert_file(
         raise FileNotFoundError(f"{os.fspath(source)}: no such file")
     if os.path.isdir(source):
         raise ValueError(f"{os.fspath(source)} is a folder: convert takes one log file (convert each file of it)")
-    if os.path.exists(target) and os.path.samefile(source, target):
+    to_stdout = os.fspath(target) == "-"
+    if not to_stdout and os.path.exists(target) and os.path.samefile(source, target):
         raise ValueError(f"{os.fspath(target)} is the file being read: write the converted log to another file")
     fmt = output_format(target, out_fmt)
     writer = formats.module(fmt)
@@ -77,7 +80,12 @@ def convert_file(
             else:
                 yield _for_score_sheet(item) if fmt == "csv" else item
 
-    raw = gzip.open(target, "wb") if os.fspath(target).lower().endswith(".gz") else open(target, "wb")
+    if to_stdout:  # standard output (``--to`` says the format); left open for the caller
+        raw = open(sys.stdout.fileno(), "wb", closefd=False)
+    elif os.fspath(target).lower().endswith(".gz"):
+        raw = gzip.open(target, "wb")
+    else:
+        raw = open(target, "wb")
     with _ReaderMayGo(raw) as sink, io.TextIOWrapper(sink, encoding="utf-8", newline="") as fp:
         written = writer.dump(records(), fp)
     return written, errors

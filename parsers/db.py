@@ -36,7 +36,7 @@ import pyarrow as pa
 
 from spadework.parsers import formats
 from spadework.parsers.encoding import CARD_CODES, CARD_ID
-from spadework.parsers.io import display_name, walk, young_collections_only
+from spadework.parsers.io import display_name, readable_again, walk, young_collections_only
 from spadework.parsers.model import Bid, HandRecord, LoadError, SideScore, Trick
 from spadework.parsers.schema import (
     LOADED_TABLES,
@@ -830,6 +830,7 @@ def log_files(
             if bar:  # beside the logs, not logs (the simulator's planted faults, docs, databases): not read
                 bar.advance_file(source)
             continue
+        path = readable_again(path)  # a pipe (/dev/stdin) is read once, into a file read as often as needed
         file_fmt = fmt
         if file_fmt is None:
             try:

@@ -347,6 +347,40 @@ def _files_under(folder: Path) -> list[Path]:
     return sorted((p for p in found if p.is_file()), key=_parts)  # Path's own order, without a Python __lt__ per comparison
 
 
+_SPOOL: dict[str, Path] = {}
+_spool_lock = threading.Lock()
+
+
+def readable_again(path: str | os.PathLike[str]) -> Path:
+    """``path``, or, when it can be read only once (a pipe or FIFO, ``/dev/stdin``, a shell's
+    ``<(zcat logs.gz)``), a temporary copy of what it holds: every loader reads a file at least
+    twice (its head to tell the format, then all of it), and a pipe gives its head only once (the
+    first hands were lost).  The copy keeps the name's extension (for the format) and is removed
+    when the process ends; the same path gives the same copy."""
+    import atexit
+    import shutil
+    import stat
+    import tempfile
+
+    p = Path(path)
+    try:
+        mode = p.stat().st_mode
+    except OSError:
+        return p
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return p
+    with _spool_lock:
+        key = os.fspath(p)
+        if key not in _SPOOL:
+            folder = tempfile.mkdtemp(prefix="spadework-spool-")
+            atexit.register(shutil.rmtree, folder, True)
+            copy = Path(folder) / ("input" + "".join(p.suffixes[-2:]))
+            with open(p, "rb") as src, open(copy, "wb") as out:
+                shutil.copyfileobj(src, out, 1 << 20)
+            _SPOOL[key] = copy
+        return _SPOOL[key]
+
+
 def walk(paths: list[str | os.PathLike[str]]) -> Iterator[Path]:
     """Every file under the given files and folders, folders recursively, in sorted order, each once.
 

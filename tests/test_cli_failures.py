@@ -187,3 +187,25 @@ def test_a_gzip_file_cut_off_in_its_header_is_named_cut_off_not_empty(tmp_path, 
     assert proc.returncode == 2
     assert "cut.jsonl.gz:0: the file is cut off or damaged before its first line" in proc.stdout
     assert "empty.jsonl:0: the file holds no hands (it is empty or blank)" in proc.stdout
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_a_log_read_from_a_pipe_loses_no_hand(engine):
+    # the head read to tell the format was gone when the parser read the pipe: 44 hands and a
+    # record lost from the sample, silently but for one 'not valid JSON'
+    text = SAMPLE.read_bytes()
+    proc = subprocess.run([sys.executable, "-m", "spadework.analysis.cli", "validate", "/dev/stdin", "--engine", engine, "-q"],
+                          input=text, capture_output=True)  # fmt: skip
+    out = proc.stdout.decode()
+    assert proc.returncode == 1, proc.stderr
+    assert "Loaded 889 hands from 1 file; 0 records rejected" in out
+    assert "Checked 60 games: 37 clean, 23 with findings (36 findings)" in out
+
+
+def test_convert_to_standard_output_writes_the_log_there_and_the_summary_on_standard_error(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "spadework.analysis.cli", "convert", str(SAMPLE), "-", "--to", "jsonl"],
+                          capture_output=True, cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 0
+    assert proc.stdout.count(b"\n") == 889 and proc.stdout.startswith(b'{"schema":"spades-hand/1"')
+    assert b"Wrote 889 hands to standard output; 0 records could not be read" in proc.stderr
+    assert not (tmp_path / "-").exists()

@@ -176,3 +176,20 @@ def test_a_score_sheet_has_no_deal_so_no_bid_is_judged(tmp_path):
     assert "tricks:" not in r.output  # no model printed as if it had been fitted
     r = run("analyse", "--db", db, "--workers", "1", "-q")
     assert r.exit_code == 0 and "Bids not judged: no hand has a complete deal" in r.output, r.output
+
+
+def test_solve_names_the_file_and_line_of_a_bad_position(tmp_path):
+    import subprocess
+    import sys
+
+    f = tmp_path / "p.jsonl"
+    five = dict(GOOD, trick=["AS", "2S", "3S", "4S", "KH"], leader="N")
+    f.write_text("\n".join([json.dumps(GOOD), json.dumps({k: v for k, v in GOOD.items() if k != "leader"}),
+                            json.dumps(five)]) + "\n")  # fmt: skip
+    proc = subprocess.run([sys.executable, "-m", "spadework.analysis.cli", "solve", str(f)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    errors = [x for x in proc.stderr.splitlines() if x.startswith("error:")]
+    assert errors == [
+        f"error: {f}:2: no 'leader'",
+        f"error: {f}:3: the current trick has 5 cards; at most 3 are played before it is won",
+    ]

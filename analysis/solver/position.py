@@ -102,10 +102,10 @@ class Position:
         """Raise :class:`PositionError` naming what makes this position impossible: a trick of
         4 or more cards, a trick number outside 1..13, spades broken before trick 1, a card
         outside the deck or held twice, hands of the wrong length for the trick number."""
+        if len(self.trick) > 3:  # (first: such a trick also makes the hands' sizes give no trick number)
+            raise PositionError(f"the current trick has {len(self.trick)} cards; at most 3 are played before it is won")
         if not 1 <= self.trick_number <= 13:
             raise PositionError(f"trick_number {self.trick_number} is not 1..13")
-        if len(self.trick) > 3:
-            raise PositionError(f"the current trick has {len(self.trick)} cards; at most 3 are played before it is won")
         if self.trick_number == 1 and self.spades_broken:
             raise PositionError("spades cannot be broken before trick 1")
         deck = self.ruleset.deck
