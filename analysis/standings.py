@@ -72,9 +72,10 @@ def parse_tiebreak(text: str | Sequence[str] | None) -> tuple[str, ...]:
     parts = [k.strip() for k in (text.split(",") if isinstance(text, str) else text)]
     keys = [k for k in parts if k]
     bad = [k for k in keys if k not in TIEBREAKS]
-    if bad or not keys:
-        named = ", ".join(bad) if bad else "none"
-        raise ValueError(f"unknown tie-break {named}; known: {', '.join(TIEBREAKS)}")
+    if not keys:
+        raise ValueError(f"the tie-break chain is empty: give one or more of {', '.join(TIEBREAKS)}, separated by commas")
+    if bad:
+        raise ValueError(f"unknown tie-break {', '.join(bad)}; known: {', '.join(TIEBREAKS)}")
     if len(keys) != len(parts):
         raise ValueError(f"an empty item in the tie-break chain {','.join(parts)!r}")
     twice = sorted({k for k in keys if keys.count(k) > 1})

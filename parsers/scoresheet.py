@@ -126,11 +126,14 @@ def unprotect_cell(text: str) -> str:
 
 
 def _whole(text: str, column: str) -> int:
+    """A cell's whole number: digits with an optional sign, or (as a spreadsheet may save a number)
+    the same followed by a decimal point and zeros (``4.0``), as a bid cell reads them."""
     t = text.strip()
     sign = t[1:] if t[:1] in "+-" else t
-    if not sign.isdigit() or not sign.isascii():
+    digits, point, zeros = sign.partition(".")
+    if not digits.isdigit() or not sign.isascii() or (point and zeros.strip("0")):
         raise _RowError(f"{column} {text!r} is not a whole number")
-    return int(t)
+    return int(t.partition(".")[0])
 
 
 def _opt_whole(text: str, column: str) -> int | None:
@@ -263,6 +266,17 @@ def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator
                 return
             missing = [c for c in REQUIRED_COLUMNS if c not in columns]
             dupes = sorted({c for c in columns if c and columns.count(c) > 1})
+            if len(missing) == len(REQUIRED_COLUMNS):
+                # no column of a score sheet at all (another format read as one: -f csv on a JSON
+                # line); the line is in the raw text, not spelled out again in the reason
+                yield LoadError(
+                    source,
+                    n,
+                    f"line {n}: this is not a score sheet's header: it names none of the columns "
+                    + ",".join(REQUIRED_COLUMNS) + "; no row of this file can be read",
+                    raw_text(raw),
+                )
+                return
             if missing or dupes:
                 parts = []
                 if missing:

@@ -517,6 +517,7 @@ def test_bid_missing_does_not_make_the_others_late():
         (Bid(E, 14), "E bid 14, which is not a bid (a whole number 1 to 13, or nil)"),
         (Bid(E, 4.5), "E bid 4.5, which is not a bid"),
         (Bid(E, -1), "E bid -1, which is not a bid"),
+        (Bid(E, 14, blind=True), "E bid blind 14, which is not a bid"),  # (it said "bid 14")
     ],
 )
 def test_bid_invalid_values(bid, words):

@@ -140,7 +140,8 @@ def test_invalid_utf8_row():
     [
         (HEADER.replace("NS_points", "NS_point"), "the header lacks the column NS_points; unexpected column: NS_point"),
         (HEADER.replace(",EW_bags", "").replace(",dealer", ""), "the header lacks the columns dealer, EW_bags"),
-        (ROW.format(hand=1, dealer="N", total=61), "the header lacks the columns game_id, hand, dealer"),
+        # a row with no header above it (or another format read as a score sheet): named, not listed
+        (ROW.format(hand=1, dealer="N", total=61), "this is not a score sheet's header: it names none of the columns game_id,hand,dealer"),
         (HEADER + ",hand", "the header repeats hand"),
     ],
 )
@@ -247,3 +248,13 @@ def test_sample_scoresheet_scores_follow_the_standard_rules():
         else:
             assert winner is None
     assert penalties >= 1 and blind_nils == 1
+
+
+@pytest.mark.parametrize("cell, value", [("61.0", 61), ("61.", 61), ("+61", 61), ("61.00", 61)])
+def test_a_whole_number_saved_with_a_decimal_point_reads_as_the_number(cell, value):
+    """A spreadsheet may save 61 as 61.0: it was read as a bid but rejected as a tricks-taken count or
+    a score ("'61.0' is not a whole number"); 61.5 stays rejected."""
+    [rec] = items("\n".join([HEADER, ROW.format(hand=1, dealer="N", total=cell)]) + "\n")
+    assert rec.score[0].total == value
+    [bad] = items("\n".join([HEADER, ROW.format(hand=1, dealer="N", total="61.5")]) + "\n")
+    assert "NS_total '61.5' is not a whole number" in bad.message

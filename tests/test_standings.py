@@ -84,8 +84,11 @@ def test_tiebreak_chain():
     by_diff = standings._rank([dict(r) for r in rows], ("point_diff",), lambda r: r["name"], head_to_head)
     assert [r["name"] for r in by_diff] == ["b", "c", "a", "e", "d"]
     assert standings.parse_tiebreak("wins, sets") == ("wins", "sets")
-    with pytest.raises(ValueError, match="unknown tie-break"):
+    with pytest.raises(ValueError, match="unknown tie-break luck; known: wins"):
         standings.parse_tiebreak("wins,luck")
+    for empty in ("", " ", []):  # (it said "unknown tie-break none")
+        with pytest.raises(ValueError, match="^the tie-break chain is empty: give one or more of wins, "):
+            standings.parse_tiebreak(empty)
 
 
 def entry(game, player, partner, side, opponents, pf, pa, won, finished=True):

@@ -746,7 +746,8 @@ def _check_bids(
                 add(BID_INVALID, s, f"{s} bid nil, which the {ruleset.preset} rules do not allow")
                 ok = False
         elif not _valid_number(b.value):
-            add(BID_INVALID, s, f"{s} bid {b.value}, which is not a bid (a whole number 1 to 13, or nil)")
+            shown = f"blind {b.value}" if b.blind else f"{b.value}"
+            add(BID_INVALID, s, f"{s} bid {shown}, which is not a bid (a whole number 1 to 13, or nil)")
             ok = False
         elif b.blind:
             partner = s.partner
