@@ -597,7 +597,7 @@ def standings(
 
 @app.command()
 def stats(
-    db: Annotated[Path, typer.Option("--db", help="A checked database (default: the sample season).")] = Path("data/sample/season.duckdb"),
+    db: Annotated[Path, typer.Option("--db", help="A checked database (default: the sample season, found from inside a checkout of spadework).")] = Path("data/sample/season.duckdb"),
     player: Annotated[Optional[str], typer.Option("--player", help="One player's tendencies against the field; without it, every player.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full tables (every n, interval and z) as JSON.")] = False,
     as_csv: Annotated[bool, typer.Option("--csv", help="Print the full table as CSV (spreadsheet-safe).")] = False,

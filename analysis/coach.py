@@ -66,6 +66,11 @@ def open_database(path: str | os.PathLike[str] = "data/sample/season.duckdb", fr
             if freeze:
                 metrics.freeze(con)
             return con
+    if sample.is_sample_db(p):  # the default: no --db given, and no checkout of spadework around
+        raise FileNotFoundError(
+            f"no database given, and the sample season ({sample.SAMPLE_LOG}, in spadework's source folder) is not "
+            f"under this folder or above it: give --db FILE, a database filled by `spadework load` and `spadework check`"
+        )
     raise FileNotFoundError(f"no database at {path} (looked in {', '.join(str(c) for c in candidates[:3])} ...)")
 
 

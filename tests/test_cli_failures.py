@@ -209,3 +209,9 @@ def test_convert_to_standard_output_writes_the_log_there_and_the_summary_on_stan
     assert proc.stdout.count(b"\n") == 889 and proc.stdout.startswith(b'{"schema":"spades-hand/1"')
     assert b"Wrote 889 hands to standard output; 0 records could not be read" in proc.stderr
     assert not (tmp_path / "-").exists()
+
+
+def test_stats_outside_a_checkout_says_to_give_a_database(tmp_path):
+    # the default database is the sample season's, which only a checkout of spadework has
+    line = one_error_line(spadework("stats", cwd=tmp_path))
+    assert "no database given, and the sample season (data/sample/season.jsonl" in line and "give --db FILE" in line
