@@ -34,7 +34,7 @@ import numpy as np
 import orjson
 import pyarrow as pa
 
-from spadework.parsers import formats
+from spadework.parsers import formats, jsontext
 from spadework.parsers.encoding import CARD_CODES, CARD_ID
 from spadework.parsers.io import display_name, readable_again, walk, young_collections_only
 from spadework.parsers.model import Bid, HandRecord, LoadError, SideScore, Trick
@@ -195,14 +195,7 @@ class _Batch:
 def _rules_text(rules: Any) -> str:
     """A record's ``rules`` as stored text.  A number beyond 64 bits (which orjson refuses) is
     written as JSON all the same: the ruleset is judged when the hand is checked, not here."""
-    if isinstance(rules, str):
-        return rules
-    try:
-        return orjson.dumps(rules).decode()
-    except TypeError:
-        import json
-
-        return json.dumps(rules, separators=(",", ":"), ensure_ascii=False)
+    return rules if isinstance(rules, str) else jsontext.dumps(rules)
 
 
 def _packed_deal(deal: tuple[tuple[str, ...], ...]) -> list[int]:
@@ -256,7 +249,7 @@ def hand_row(rec: HandRecord, source: str | None) -> dict[str, Any]:
         "has_deal": rec.deal is not None,
         "has_tricks": rec.tricks is not None,
         "winner": None if rec.winner is None else int(rec.winner),
-        "extras": orjson.dumps(rec.extras).decode() if rec.extras else None,
+        "extras": jsontext.dumps(rec.extras) if rec.extras else None,
         "source_file": source,
         "source_line": rec.source_line,
         "points_ns": score[0].points,
@@ -1005,7 +998,7 @@ def record_from_row(row: Mapping[str, Any], warnings: tuple[str, ...] = (), play
     score = None if all(p.is_empty() for p in parts) else parts
     sb = (row["score_before_ns"], row["score_before_ew"])
     bb = (row["bags_before_ns"], row["bags_before_ew"])
-    rules: Any = orjson.loads(row["rules"]) if row["rules_is_object"] else row["rules"]
+    rules: Any = jsontext.loads(row["rules"]) if row["rules_is_object"] else row["rules"]
     return HandRecord(
         game_id=row["game_id"],
         hand=row["hand"],
@@ -1024,7 +1017,7 @@ def record_from_row(row: Mapping[str, Any], warnings: tuple[str, ...] = (), play
         score_before=None if None in sb else sb,
         bags_before=None if None in bb else bb,
         winner=None if row["winner"] is None else _SIDES_BY_ID[row["winner"]],
-        extras=orjson.loads(row["extras"]) if row["extras"] else {},
+        extras=jsontext.loads(row["extras"]) if row["extras"] else {},
         warnings=warnings,
         source_file=row["source_file"],
         source_line=row["source_line"],
@@ -1121,8 +1114,8 @@ def _record(row, idx, deal_rows, bid_rows, trick_rows, play_rows, score_rows, wa
         score_before = None if None in sb else (sb[0], sb[1])
         bags_before = None if None in bb else (bb[0], bb[1])
     rules_text = get("rules")
-    rules: Any = orjson.loads(rules_text) if get("rules_is_object") else rules_text
-    extras = orjson.loads(get("extras")) if get("extras") else {}
+    rules: Any = jsontext.loads(rules_text) if get("rules_is_object") else rules_text
+    extras = jsontext.loads(get("extras")) if get("extras") else {}
     return HandRecord(
         game_id=get("game_id"),
         hand=get("hand"),

@@ -18,6 +18,8 @@ from typing import IO, Any
 
 import orjson
 
+from spadework.parsers import jsontext
+
 from spadework.parsers.cards import CardError, parse_card, spellings
 from spadework.parsers.io import decode, iter_lines, iter_text_lines, open_binary, raw_text, strip_gz
 from spadework.parsers.model import SCHEMA, Bid, HandRecord, LoadError, RecordError, SideScore, Trick
@@ -139,7 +141,7 @@ def _unwritable(value: Any) -> str | None:
     """Why orjson cannot write ``value`` as the loader stores it (it writes at most 254 levels of
     nesting, and whole numbers of at most 64 bits), or ``None`` when it can."""
     try:
-        orjson.dumps(value)
+        jsontext.dumps(value)
     except TypeError as exc:
         return "nested more than 254 levels deep" if "ecursion" in str(exc) else str(exc)
     return None
@@ -363,7 +365,7 @@ def _parse_line(raw: bytes, source: str, n: int) -> Item | None:
         if not text.strip():
             return None
         try:
-            obj = orjson.loads(text)
+            obj = jsontext.loads(text)
         except orjson.JSONDecodeError as exc:
             raise RecordError(f"not valid JSON ({_short_json_error(exc)})") from None
         return record_from_obj(obj, source, n)
@@ -414,9 +416,21 @@ def _item_lines(data: bytes, count: int) -> list[int] | None:
     return starts if len(set(starts)) == len(starts) else None
 
 
+def _one_document(data: bytes) -> bool:
+    """A ``.json`` file starting with ``{`` is one object (however it is indented: ``indent=0``
+    starts the nested objects at column 0 too) when it parses as one; else it is JSON Lines."""
+    if b"\n{" not in data.strip():
+        return True
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
 def _iter_json_document(data: bytes, source: str) -> Iterator[Item]:
     try:
-        doc = orjson.loads(data)
+        doc = jsontext.loads(data)
     except orjson.JSONDecodeError as exc:
         line = getattr(exc, "lineno", 1) or 1
         yield LoadError(source, line, f"not valid JSON ({_short_json_error(exc)})", raw_text(data))
@@ -447,7 +461,7 @@ def load(path: str | os.PathLike[str], source: str | None = None) -> Iterator[It
         with open_binary(path) as f:
             data = f.read()
         stripped = data.lstrip()
-        if stripped.startswith(b"[") or (stripped.startswith(b"{") and b"\n{" not in stripped):
+        if stripped.startswith(b"[") or (stripped.startswith(b"{") and _one_document(data)):
             yield from _iter_json_document(data, source)
             return
         yield from iter_jsonl(iter_text_lines(data), source)
@@ -462,7 +476,7 @@ def loads(text: str | bytes, source: str = "<string>") -> Iterator[Item]:
 
 def dumps_record(rec: HandRecord) -> str:
     """One record as one line of canonical JSON (no newline)."""
-    return orjson.dumps(record_to_obj(rec)).decode()
+    return jsontext.dumps(record_to_obj(rec))
 
 
 def dumps(records: Iterable[HandRecord]) -> str:

@@ -52,6 +52,7 @@ import numpy as np
 import orjson
 
 from spadework.parsers import cards as _cards
+from spadework.parsers import jsontext
 from spadework.parsers import encoding as _encoding
 from spadework.parsers import numba_views as _views
 from spadework.parsers import seats as _seats
@@ -1407,8 +1408,8 @@ def _settle_in_python(buf, starts, ends, status, ints, strs, xbuf) -> None:
         bits = int(ints[i, I_ESCAPED])
         st, rs, rn = int(starts[i]), int(strs[i, 2 * F_RULES]), int(strs[i, 2 * F_RULES + 1])
         try:
-            ext = orjson.dumps(orjson.loads(xbuf[st : st + ints[i, I_EXT_LEN]].tobytes())) if (bits >> _PY_EXT_BIT) & 1 else None
-            rules = orjson.dumps(orjson.loads(buf[rs : rs + rn].tobytes())) if (bits >> _PY_RULES_BIT) & 1 else None
+            ext = jsontext.dumps(jsontext.loads(xbuf[st : st + ints[i, I_EXT_LEN]].tobytes())).encode() if (bits >> _PY_EXT_BIT) & 1 else None
+            rules = jsontext.dumps(jsontext.loads(buf[rs : rs + rn].tobytes())).encode() if (bits >> _PY_RULES_BIT) & 1 else None
         except (orjson.JSONDecodeError, TypeError):
             status[i] = PYTHON
             continue

@@ -102,6 +102,7 @@ from typing import IO, Any
 
 import orjson
 
+from spadework.parsers import jsontext
 from spadework.parsers.cards import CardError, format_pbn_deal, parse_card, parse_pbn_deal, spellings
 from spadework.parsers.io import decode, iter_lines, iter_text_lines, raw_text
 from spadework.parsers.jsonl import KNOWN_KEYS, record_from_obj, record_to_obj
@@ -176,7 +177,7 @@ def parse_rules_text(text: str) -> str | dict[str, Any]:
     t = text.strip()
     if t.startswith(("{", '"')):
         try:
-            value = orjson.loads(t)
+            value = jsontext.loads(t)
         except orjson.JSONDecodeError as exc:
             raise ValueError(f"{text!r} is not valid JSON ({exc})") from None
         if not isinstance(value, (dict, str)):
@@ -190,7 +191,7 @@ def format_rules_text(rules: str | Mapping[str, Any]) -> str:
     spaces, not starting with ``{`` or ``"``), JSON otherwise."""
     if isinstance(rules, str) and rules.isprintable() and rules == rules.strip() and not rules.startswith(("{", '"')):
         return rules
-    return orjson.dumps(rules).decode()
+    return jsontext.dumps(rules)
 
 
 def parse_number(text: str) -> int | float:
@@ -460,7 +461,7 @@ def _json_value(text: str | None) -> Any:
     if text is None:
         return None
     try:
-        return orjson.loads(text)
+        return jsontext.loads(text)
     except orjson.JSONDecodeError:
         return text
 
@@ -768,7 +769,7 @@ def _game_values(obj: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _same(a: Any, b: Any) -> bool:
-    return type(a) is type(b) and orjson.dumps(a) == orjson.dumps(b)
+    return type(a) is type(b) and jsontext.dumps(a) == jsontext.dumps(b)
 
 
 def _game_tag_text(name: str, value: Any) -> str:
@@ -845,11 +846,11 @@ class _Writer:
         if rec.winner is not None:
             lines.append(_tag("Winner", str(rec.winner)))
         for key, value in rec.extras.items():
-            text = orjson.dumps(value).decode()
+            text = jsontext.dumps(value)
             if _extension_tag_ok(key):
                 lines.append(_tag(key, text))
             else:
-                lines.append(_tag("Extra", orjson.dumps({key: value}).decode()))
+                lines.append(_tag("Extra", jsontext.dumps({key: value})))
         out.append("\n".join(lines) + "\n")
         return out
 

@@ -33,7 +33,7 @@ import numpy as np
 import orjson
 import pyarrow as pa
 
-from spadework.parsers import formats
+from spadework.parsers import formats, jsontext
 from spadework.parsers.db import (
     HAND_RECORDS,
     INT_MAX,
@@ -856,7 +856,7 @@ def _load_json_array(python: _Loader, path: str | os.PathLike[str], source: str,
     keys, lines = row_keys(table)
 
     def record(j: int) -> HandRecord:
-        return record_from_obj(orjson.loads(data[int(starts[j]) : int(ends[j])]), source, lines[j])
+        return record_from_obj(jsontext.loads(data[int(starts[j]) : int(ends[j])]), source, lines[j])
 
     return python.add_rows(table, source, fmt, record, 0, keys, lines)
 

@@ -1,0 +1,73 @@
+"""JSON the spec allows that the readers got wrong (found by a FORMATS.md audit): a ``.json`` file of one
+object written with ``indent=0``, and whole numbers beyond 64 bits in extension keys ("kept, never
+interpreted", FORMATS.md section 1), which were stored as floats."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+
+from spadework.analysis.engine.engines import get_engine
+from spadework.parsers import formats, jsontext
+from spadework.parsers.db import connect
+from test_jsonl import line
+
+BIG = {"x_big": 123456789012345678901234567890, "x_neg": -9223372036854775809, "x_list": [2**64, 1.5, "2" * 25]}
+
+
+def loaded(path, engine: str) -> duckdb.DuckDBPyConnection:
+    con = connect(None)
+    get_engine(engine).load(con, [path])
+    return con
+
+
+def test_jsontext_keeps_whole_numbers_of_any_size():
+    text = json.dumps(BIG)
+    assert jsontext.loads(text) == BIG and jsontext.loads(text.encode()) == BIG
+    assert jsontext.dumps(BIG) == json.dumps(BIG, separators=(",", ":"))
+    assert jsontext.loads(b'{"a": 1.5, "b": "1234567890123456789012"}') == {"a": 1.5, "b": "1234567890123456789012"}
+    with pytest.raises(ValueError):
+        jsontext.loads(b'{"a": NaN}')  # what orjson refuses stays refused
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_extension_numbers_beyond_64_bits_are_kept_exactly(tmp_path, engine):
+    obj = {**json.loads(line(game_id="big", hand=1)), **BIG}
+    path = tmp_path / "big.jsonl"
+    path.write_text(json.dumps(obj) + "\n" + line(game_id="big", hand=2) + "\n")
+    con = loaded(path, engine)
+    assert con.execute("SELECT count(*) FROM load_errors").fetchall() == [(0,)]
+    [(extras,)] = con.execute("SELECT extras FROM hands WHERE hand = 1").fetchall()
+    kept = json.loads(extras)
+    assert {k: kept[k] for k in BIG} == BIG  # (it held 1.2345678901234568e+29)
+    # and through the other formats' writers and readers
+    [rec] = [r for r in formats.load(path) if r.hand == 1]
+    assert {k: rec.extras[k] for k in BIG} == BIG
+    for fmt in ("jsonl", "spn"):
+        out = tmp_path / f"out.{fmt}"
+        with out.open("w") as fp:
+            formats.module(fmt).dump([rec], fp)
+        [back] = list(formats.load(out))
+        assert back.extras == rec.extras, fmt
+
+
+@pytest.mark.parametrize("indent", [0, 1, 2, None])
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_a_json_file_of_one_object_loads_however_it_is_indented(tmp_path, indent, engine):
+    # indent=0 starts the objects inside "tricks" at column 0: the file was read as JSON Lines (230 errors)
+    obj = json.loads(line(game_id="one", hand=1))
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps(obj, indent=indent))
+    con = loaded(path, engine)
+    assert con.execute("SELECT count(*) FROM load_errors").fetchall() == [(0,)]
+    assert con.execute("SELECT game_id, hand FROM hands").fetchall() == [("one", 1)]
+
+
+def test_a_json_file_of_lines_is_still_read_as_lines(tmp_path):
+    path = tmp_path / "lines.json"
+    path.write_text(line(game_id="l", hand=1) + "\n" + line(game_id="l", hand=2) + "\n{broken\n")
+    items = list(formats.load(path))
+    assert [type(i).__name__ for i in items] == ["HandRecord", "HandRecord", "LoadError"]
+    assert items[2].source_line == 3
