@@ -198,20 +198,24 @@ class TruncatedFile(EOFError):
 
 
 def no_hands_reason(path: str | os.PathLike[str]) -> str:
-    """Why a file gave no hand and no rejected record: empty or blank, or (a gzip file cut off
-    within its header, which reads as nothing) cut off before its first line."""
+    """Why a file gave no hand and no rejected record: empty or blank, a JSON document with no hand
+    in it (``[]``), or (a gzip file cut off within its header, which reads as nothing) cut off
+    before its first line."""
     try:
         with open(path, "rb") as f:
-            if f.read(2) != GZIP_MAGIC:
-                return NO_HANDS
-            f.seek(0)
-            with gzip.GzipFile(fileobj=f, mode="rb") as z:
-                while z.read(1 << 20):
-                    pass
+            if f.read(2) == GZIP_MAGIC:
+                f.seek(0)
+                with gzip.GzipFile(fileobj=f, mode="rb") as z:
+                    while z.read(1 << 20):
+                        pass
+        with open_binary(path) as f:
+            head = f.read(4096).strip()
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         return str(TruncatedFile(0, str(exc) or type(exc).__name__))
     except OSError:
-        pass
+        return NO_HANDS
+    if head.startswith(b"[") and head[1:].strip() == b"]":
+        return "the file holds no hands (an empty JSON array)"
     return NO_HANDS
 
 

@@ -183,10 +183,12 @@ def test_a_number_too_large_for_the_tables_is_named_in_the_games_words(tmp_path)
 def test_a_gzip_file_cut_off_in_its_header_is_named_cut_off_not_empty(tmp_path, engine):
     (tmp_path / "cut.jsonl.gz").write_bytes(b"\x1f\x8b")  # gzip's magic, then nothing
     (tmp_path / "empty.jsonl").write_bytes(b"")
+    (tmp_path / "none.json").write_bytes(b" [ ]\n")
     proc = spadework("validate", tmp_path, "--engine", engine, "-q")
     assert proc.returncode == 2
     assert "cut.jsonl.gz:0: the file is cut off or damaged before its first line" in proc.stdout
     assert "empty.jsonl:0: the file holds no hands (it is empty or blank)" in proc.stdout
+    assert "none.json:0: the file holds no hands (an empty JSON array)" in proc.stdout
 
 
 @pytest.mark.parametrize("engine", ["reference", "compiled"])
