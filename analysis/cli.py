@@ -731,31 +731,23 @@ def solve(
         except OSError as exc:
             err.print(f"error: {exc}")
             raise typer.Exit(EXIT_BAD_INPUT) from None
-        items = batch.solve_lines(stream)
+        items = batch.solve_lines(stream, source="<stdin>" if str(positions) == "-" else str(positions))
     bad = 0
     try:
         for item in items:
-            bad += _print_solved(item, as_json, numbered=positions is not None, source=positions)
+            bad += _print_solved(item, as_json, numbered=positions is not None)
     except (EOFError, OSError) as exc:  # a gzip cut off part way, a file gone
         err.print(f"error: {positions}: cannot read the rest of the file ({exc})", markup=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     raise typer.Exit(EXIT_BAD_INPUT if bad else EXIT_OK)
 
 
-def _print_solved(item, as_json: bool, numbered: bool = False, source: Path | None = None) -> int:
-    """Print one solved position (or its error, on standard error, as ``FILE:LINE: reason`` when it
-    came from a file); 1 when it was a bad line."""
-    import re
-
+def _print_solved(item, as_json: bool, numbered: bool = False) -> int:
+    """Print one solved position (or its error, on standard error); 1 when it was a bad line."""
     from spadework.analysis.solver import batch
 
     if item.error is not None:
-        text = item.error
-        m = re.match(r"line (\d+): ", text)
-        if source is not None and m:
-            name = "<stdin>" if str(source) == "-" else str(source)
-            text = f"{name}:{m.group(1)}: {text[m.end():]}"
-        err.print(f"error: {text}", markup=False)
+        err.print(f"error: {item.error}", markup=False)
     if as_json:
         sys.stdout.write(batch.dumps(item.to_json()) + "\n")
         sys.stdout.flush()
@@ -840,40 +832,6 @@ def bench(ctx: typer.Context) -> None:
     raise typer.Exit(mod.main(args))
 
 
-class _ReaderGone:
-    """Standard output that, once its reader has gone (`spadework validate ... | head -1`), throws the rest
-    away instead of failing, so the command finishes and exits with the status it would have given."""
-
-    def __init__(self, stream) -> None:
-        self._stream = stream
-        self.gone = False
-
-    def _lost(self) -> None:
-        if not self.gone:
-            self.gone = True
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            try:
-                os.dup2(devnull, self._stream.fileno())  # what is still buffered drains into nothing
-            finally:
-                os.close(devnull)
-
-    def write(self, text: str) -> int:
-        try:
-            return self._stream.write(text)
-        except BrokenPipeError:
-            self._lost()
-            return len(text)
-
-    def flush(self) -> None:
-        try:
-            self._stream.flush()
-        except BrokenPipeError:
-            self._lost()
-
-    def __getattr__(self, name: str):
-        return getattr(self._stream, name)
-
-
 def main() -> None:
     """Entry point of the ``spadework`` console command.
 
@@ -883,10 +841,12 @@ def main() -> None:
     locked folder) is one ``error:`` line naming the file and the reason, and exit status 2, never
     a traceback.
     """
-    if sys.stdout is not None and not isinstance(sys.stdout, _ReaderGone):
-        sys.stdout = _ReaderGone(sys.stdout)  # type: ignore[assignment]
-    if sys.stderr is not None and not isinstance(sys.stderr, _ReaderGone):
-        sys.stderr = _ReaderGone(sys.stderr)  # type: ignore[assignment]  (`... 2>&1 | head`)
+    from spadework.analysis.present import ReaderGone
+
+    if sys.stdout is not None and not isinstance(sys.stdout, ReaderGone):
+        sys.stdout = ReaderGone(sys.stdout)  # type: ignore[assignment]
+    if sys.stderr is not None and not isinstance(sys.stderr, ReaderGone):
+        sys.stderr = ReaderGone(sys.stderr)  # type: ignore[assignment]  (`... 2>&1 | head`)
     try:
         app()
     except OSError as exc:

@@ -86,47 +86,13 @@ def convert_file(
         raw = gzip.open(target, "wb")
     else:
         raw = open(target, "wb")
-    with _ReaderMayGo(raw) as sink, io.TextIOWrapper(sink, encoding="utf-8", newline="") as fp:
+    from spadework.analysis.present import ReaderGone
+
+    # a reader that goes away (`convert LOG - --to spn | head`): the rest is thrown away and the
+    # conversion runs to its end, so the exit status is what it would have been
+    with io.TextIOWrapper(ReaderGone(raw), encoding="utf-8", newline="") as fp:
         written = writer.dump(records(), fp)
     return written, errors
-
-
-class _ReaderMayGo(io.RawIOBase):
-    """A binary target whose reader may go away (``convert LOG /dev/stdout | head``): after a
-    closed pipe the rest is thrown away and the conversion runs to its end, so the caller's exit
-    status is what it would have been (as every command's output to a closed pipe)."""
-
-    def __init__(self, raw) -> None:
-        self._raw, self._gone = raw, False
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, b) -> int:
-        if not self._gone:
-            try:
-                self._raw.write(b)
-            except BrokenPipeError:
-                self._gone = True
-        return len(b)
-
-    def flush(self) -> None:
-        if not self._gone:
-            try:
-                self._raw.flush()
-            except BrokenPipeError:
-                self._gone = True
-
-    def close(self) -> None:
-        if not self.closed:
-            try:
-                self.flush()
-                self._raw.close()
-            except BrokenPipeError:
-                pass
-            finally:
-                self._gone = True  # (IOBase.close flushes once more)
-        super().close()
 
 
 def score_sheet_record(rec: HandRecord, ruleset: Ruleset | None = None) -> HandRecord:

@@ -6,6 +6,7 @@ Everything here reads the derived tables (``violations``, ``games``,
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from rich.console import Console
@@ -399,3 +400,45 @@ class Table:
         return console.export_text()
 
     __repr__ = __str__
+
+
+class ReaderGone:
+    """An output stream (standard output, or the file ``convert`` writes, text or bytes) that, once
+    its reader has gone (`spadework validate ... | head -1`), throws the rest away instead of
+    failing, so the command finishes and exits with the status it would have given."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+        self.gone = False
+
+    def _lost(self) -> None:
+        if not self.gone:
+            self.gone = True
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, self._stream.fileno())  # what is still buffered drains into nothing
+            finally:
+                os.close(devnull)
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._lost()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._lost()
+
+    def close(self) -> None:
+        try:
+            self._stream.close()
+        except BrokenPipeError:  # what was still buffered: its reader has gone
+            self._lost()
+            self._stream.close()
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)

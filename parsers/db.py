@@ -36,7 +36,7 @@ import pyarrow as pa
 
 from spadework.parsers import formats, jsontext
 from spadework.parsers.encoding import CARD_CODES, CARD_ID
-from spadework.parsers.io import display_name, readable_again, walk, young_collections_only
+from spadework.parsers.io import display_name, no_hands_reason, readable_again, walk, young_collections_only
 from spadework.parsers.model import Bid, HandRecord, LoadError, SideScore, Trick
 from spadework.parsers.schema import (
     LOADED_TABLES,
@@ -837,15 +837,19 @@ def log_files(
         yield path, source, file_fmt
 
 
-def _with_empty_check(items: Iterator[HandRecord | LoadError], path: str | os.PathLike[str], source: str) -> Iterator[HandRecord | LoadError]:
-    from spadework.parsers.io import no_hands_reason
+def no_hands_error(path: str | os.PathLike[str], source: str) -> LoadError:
+    """The load error of a file that gave no hand and no rejected record (every loader's), with
+    :func:`~spadework.parsers.io.no_hands_reason`'s reason."""
+    return LoadError(source, 0, no_hands_reason(path), "")
 
+
+def _with_empty_check(items: Iterator[HandRecord | LoadError], path: str | os.PathLike[str], source: str) -> Iterator[HandRecord | LoadError]:
     any_item = False
     for item in items:
         any_item = True
         yield item
     if not any_item:
-        yield LoadError(source, 0, no_hands_reason(path), "")
+        yield no_hands_error(path, source)
 
 
 class _Progress:

@@ -197,6 +197,9 @@ class TruncatedFile(EOFError):
         super().__init__(f"the file is cut off or damaged {where} ({reason}); the records before it are read")
 
 
+NO_HANDS = "the file holds no hands (it is empty or blank)"
+
+
 def no_hands_reason(path: str | os.PathLike[str]) -> str:
     """Why a file gave no hand and no rejected record: empty or blank, a JSON document with no hand
     in it (``[]``), or (a gzip file cut off within its header, which reads as nothing) cut off
@@ -218,8 +221,6 @@ def no_hands_reason(path: str | os.PathLike[str]) -> str:
         return "the file holds no hands (an empty JSON array)"
     return NO_HANDS
 
-
-NO_HANDS = "the file holds no hands (it is empty or blank)"
 
 
 def read_lines(path: str | os.PathLike[str], numbers: Iterable[int]) -> dict[int, bytes]:

@@ -19,7 +19,6 @@ from typing import IO, Any
 import orjson
 
 from spadework.parsers import jsontext
-
 from spadework.parsers.cards import CardError, parse_card, spellings
 from spadework.parsers.io import decode, iter_lines, iter_text_lines, open_binary, raw_text, strip_gz
 from spadework.parsers.model import SCHEMA, Bid, HandRecord, LoadError, RecordError, SideScore, Trick
@@ -416,22 +415,18 @@ def _item_lines(data: bytes, count: int) -> list[int] | None:
     return starts if len(set(starts)) == len(starts) else None
 
 
-def _one_document(data: bytes) -> bool:
-    """A ``.json`` file starting with ``{`` is one object (however it is indented: ``indent=0``
-    starts the nested objects at column 0 too) when it parses as one; else it is JSON Lines."""
-    if b"\n{" not in data.strip():
-        return True
-    try:
-        orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return False
-    return True
-
-
 def _iter_json_document(data: bytes, source: str) -> Iterator[Item]:
+    """The hands of a ``.json`` document (one object or an array).  A document starting with ``{``
+    that does not parse as one, and has a line starting with ``{`` after its first (JSON Lines
+    named ``.json``), is read as lines; a one-object document may have nested objects at column 0
+    too (``indent=0``)."""
     try:
         doc = jsontext.loads(data)
     except orjson.JSONDecodeError as exc:
+        stripped = data.strip()
+        if stripped.startswith(b"{") and b"\n{" in stripped:
+            yield from iter_jsonl(iter_text_lines(data), source)
+            return
         line = getattr(exc, "lineno", 1) or 1
         yield LoadError(source, line, f"not valid JSON ({_short_json_error(exc)})", raw_text(data))
         return
@@ -460,8 +455,7 @@ def load(path: str | os.PathLike[str], source: str | None = None) -> Iterator[It
     if name.endswith(".json"):
         with open_binary(path) as f:
             data = f.read()
-        stripped = data.lstrip()
-        if stripped.startswith(b"[") or (stripped.startswith(b"{") and _one_document(data)):
+        if data.lstrip().startswith((b"[", b"{")):
             yield from _iter_json_document(data, source)
             return
         yield from iter_jsonl(iter_text_lines(data), source)

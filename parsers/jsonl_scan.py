@@ -52,8 +52,8 @@ import numpy as np
 import orjson
 
 from spadework.parsers import cards as _cards
-from spadework.parsers import jsontext
 from spadework.parsers import encoding as _encoding
+from spadework.parsers import jsontext
 from spadework.parsers import numba_views as _views
 from spadework.parsers import seats as _seats
 from spadework.parsers.encoding import CARD_ID, NO_CARD

@@ -66,8 +66,7 @@ import pyarrow.parquet as pq
 
 from spadework.analysis.engine.checker import CheckSummary
 from spadework.analysis.engine.findings import ErrorPolicy
-from spadework.parsers.db import HAND_RECORDS, HAND_RECORDS_SCHEMA, FileResult, LoadSummary, file_aliases
-from spadework.parsers.io import no_hands_reason
+from spadework.parsers.db import HAND_RECORDS, HAND_RECORDS_SCHEMA, FileResult, LoadSummary, file_aliases, no_hands_error
 from spadework.parsers.numba_cache import depends
 
 depends(__file__)  # the cache's places (this module takes no values from others)
@@ -982,7 +981,7 @@ def _run(
             c = counts.get(turn, [0, 0, 0])
             result = FileResult(source, file_fmt, c[0], c[1], c[2])
             if route != "python" and items[turn] == 0:  # as the fast loader: a file with no hands is a load error
-                extra.append(LoadError(source, 0, no_hands_reason(full), ""))
+                extra.append(no_hands_error(full, source))
                 result.errors += 1
             summary.files.append(result)
         # the single writer

@@ -50,12 +50,13 @@ from spadework.parsers.db import (
     _with_empty_check,
     ensure_storage,
     log_files,
+    no_hands_error,
     out_of_range,
     row_keys,
 )
 from spadework.analysis.engine.storage import RowGroupWriter
 from spadework.analysis.engine.storage import in_transaction as _in_transaction
-from spadework.parsers.io import no_hands_reason, open_binary, read_lines, strip_gz, walk
+from spadework.parsers.io import open_binary, read_lines, strip_gz, walk
 from spadework.parsers.model import HandRecord, LoadError
 from spadework.parsers.numba_cache import depends
 from spadework.parsers.state import mark_loaded
@@ -600,7 +601,7 @@ def _load_jsonl_file(
         def settle() -> None:
             _settle_file(con, path, source, result, fs, stream)
             if result.hands + result.errors == 0:
-                _flush(con, _Batch(), [LoadError(source, 0, no_hands_reason(path), "")])
+                _flush(con, _Batch(), [no_hands_error(path, source)])
                 result.errors += 1
 
         _in_transaction(con, settle)

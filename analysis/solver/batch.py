@@ -37,11 +37,13 @@ class SolveLine:
         return self.solution.to_json()
 
 
-def solve_lines(lines: Iterable[str | bytes], solver: Solver | None = None) -> Iterator[SolveLine]:
+def solve_lines(lines: Iterable[str | bytes], solver: Solver | None = None, source: str | None = None) -> Iterator[SolveLine]:
     """Solve one JSON position per line (blank lines and a leading UTF-8 byte-order mark skipped; see
-    :func:`~spadework.analysis.solver.position.position_from_json` for the keys)."""
+    :func:`~spadework.analysis.solver.position.position_from_json` for the keys).  An error names
+    its line as ``SOURCE:N:`` when ``source`` (the file's name) is given, else as ``line N:``."""
     solver = solver or shared_solver()
     for n, raw in enumerate(lines, 1):
+        where = f"{source}:{n}:" if source is not None else f"line {n}:"
         text = raw.strip()
         if n == 1:  # a UTF-8 byte-order mark, as some editors save text
             text = text[3:] if isinstance(text, bytes) and text.startswith(b"\xef\xbb\xbf") else text.lstrip("\ufeff") if isinstance(text, str) else text
@@ -50,13 +52,13 @@ def solve_lines(lines: Iterable[str | bytes], solver: Solver | None = None) -> I
         try:
             obj = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
-            yield SolveLine(n, error=f"line {n}: not JSON ({exc})")
+            yield SolveLine(n, error=f"{where} not JSON ({exc})")
             continue
         try:
             pos, nil = position_from_json(obj)
             sol = solver.solve(pos, nil_seat=nil)
         except PositionError as exc:
-            yield SolveLine(n, error=f"line {n}: {exc}")
+            yield SolveLine(n, error=f"{where} {exc}")
             continue
         yield SolveLine(n, pos, sol)
 
