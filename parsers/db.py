@@ -36,7 +36,7 @@ import pyarrow as pa
 
 from spadework.parsers import formats, jsontext
 from spadework.parsers.encoding import CARD_CODES, CARD_ID
-from spadework.parsers.io import display_name, no_hands_reason, readable_again, walk, young_collections_only
+from spadework.parsers.io import display_name, no_hands_reason, raw_text, readable_again, walk, young_collections_only
 from spadework.parsers.model import Bid, HandRecord, LoadError, SideScore, Trick
 from spadework.parsers.schema import (
     LOADED_TABLES,
@@ -303,9 +303,14 @@ def out_of_range(rec: HandRecord) -> str | None:
 
 
 def _rejected(rec: HandRecord, source: str, reason: str) -> LoadError:
-    """A readable record the loader will not write, as a load error carrying its canonical JSON."""
+    """A readable record the loader will not write (a hand given twice, a number out of range), as a
+    load error carrying the record's text as written (``rec.source_text``), or its canonical JSON
+    where the format has no text of one record (a Trickster game's hands, an item of a JSON array)."""
     from spadework.parsers.jsonl import dumps_record
 
+    text = rec.source_text
+    if text is not None:
+        return LoadError(source, rec.source_line or 0, reason, raw_text(text) if isinstance(text, bytes) else text)
     try:
         raw = dumps_record(rec)
     except (TypeError, ValueError):  # a number JSON cannot carry (over 64 bits)

@@ -154,7 +154,9 @@ def _shown(value: Any) -> str:
         return f"(not shown: {_unwritable(value) or exc})"
 
 
-def record_from_obj(obj: Any, source_file: str | None = None, source_line: int | None = None) -> HandRecord:
+def record_from_obj(
+    obj: Any, source_file: str | None = None, source_line: int | None = None, source_text: bytes | str | None = None
+) -> HandRecord:
     """Build a :class:`HandRecord` from one decoded ``spades-hand/1`` JSON object.
 
     Raises :class:`~spadework.parsers.model.RecordError` with a reason a person reads,
@@ -307,6 +309,7 @@ def record_from_obj(obj: Any, source_file: str | None = None, source_line: int |
         warnings=warnings,
         source_file=source_file,
         source_line=source_line,
+        source_text=source_text,
     )
 
 
@@ -367,7 +370,7 @@ def _parse_line(raw: bytes, source: str, n: int) -> Item | None:
             obj = jsontext.loads(text)
         except orjson.JSONDecodeError as exc:
             raise RecordError(f"not valid JSON ({_short_json_error(exc)})") from None
-        return record_from_obj(obj, source, n)
+        return record_from_obj(obj, source, n, raw)
     except ValueError as exc:  # RecordError, CardError and decoding errors
         return LoadError(source, n, str(exc), raw_text(raw))
 

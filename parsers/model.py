@@ -84,7 +84,10 @@ class HandRecord:
     ``preset``; it is interpreted by :mod:`spadework.analysis.engine.rules`, not here.
     ``extras`` holds the ``x_*`` extension keys, kept and never interpreted;
     ``warnings`` holds notes from importers (an option that could not be mapped...).
-    ``source_file``/``source_line`` say where the record came from.
+    ``source_file``/``source_line`` say where the record came from; ``source_text`` is the record as
+    written there (a line, an SPN block, a CSV row; bytes or text; ``None`` where the format has no
+    text of one record), kept for ``load_errors.raw`` when the loader rejects a record it could read
+    (TABLES.md: "the text that could not be read"), and no part of the record's value (not compared).
     """
 
     game_id: str
@@ -108,6 +111,7 @@ class HandRecord:
     warnings: tuple[str, ...] = ()
     source_file: str | None = None
     source_line: int | None = None
+    source_text: bytes | str | None = field(default=None, compare=False, repr=False)
 
     def player(self, seat: Seat) -> str | None:
         """The name at ``seat``."""

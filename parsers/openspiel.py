@@ -35,6 +35,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -271,7 +272,7 @@ def iter_histories(lines: Iterable[tuple[int, bytes]], source: str, players: Seq
                 game_id = f"{stem}-{index}"
                 rec = record_from_history(_parse_ints(text), game_id, players=players, source_file=source, source_line=n)
             seen[game_id] = n
-            yield rec
+            yield replace(rec, source_text=raw)
         except ValueError as exc:  # RecordError and friends
             yield LoadError(source, n, str(exc), raw_text(raw))
 

@@ -311,7 +311,7 @@ def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator
             if len(cells) > len(columns) and any(c.strip() for c in cells[len(columns):]):
                 raise _RowError(f"the row has {len(cells)} cells, some beyond the header's {len(columns)} columns")
             row = {c: unprotect_cell(v) for c, v in zip(columns, cells) if c}
-            yield record_from_row(row, source, n)
+            yield replace(record_from_row(row, source, n), source_text=raw)
         except ValueError as exc:  # _RowError, RecordError, a cell csv cannot read
             yield LoadError(source, n, f"line {n}: {exc}", raw_text(raw))
 

@@ -532,7 +532,7 @@ class _Reader:
             rec = self._hand(tokens, first_line)
         except _BlockError as exc:
             return LoadError(self.source, exc.line, exc.message(), raw)
-        return rec
+        return rec if rec is None else replace(rec, source_text=raw)
 
     def _mark_unreadable(self, text: str, line: int, first_line: int) -> None:
         """Mark the game-level tags named in ``text`` unreadable, at ``line`` (0: ``first_line``)."""

@@ -234,10 +234,13 @@ class ReadResult:
 
 
 def _needs_line(rec) -> bool:
-    """Whether a rejected record's load-error text depends on its line number: when JSON cannot
-    carry one of its numbers, :func:`spadework.parsers.db._rejected` writes ``repr(rec)``."""
+    """Whether a rejected record's load-error text depends on its line number: when the record has
+    no text as written and JSON cannot carry one of its numbers, :func:`spadework.parsers.db._rejected`
+    writes ``repr(rec)``."""
     from spadework.parsers.jsonl import dumps_record
 
+    if rec.source_text is not None:
+        return False
     try:
         dumps_record(rec)
     except (TypeError, ValueError):
