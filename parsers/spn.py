@@ -37,6 +37,11 @@ Tags and the ``spades-hand/1`` keys they carry (every key has a tag):
 ``Deal``            ``deal``: PBN deal ``"N:<hand> <hand> <hand> <hand>"``, a hand being
                     ``S.H.D.C`` ranks plus an optional fifth group of jokers (``B`` big, ``L``
                     little); ``-`` or ``...`` is an empty hand
+``DealOrder``       the order of each seat's cards in ``deal`` where it is not PBN's (the
+                    ``Deal`` tag groups a seat's cards by suit): ``"N 2C AS KD ..., E ..."``,
+                    the seats whose order differs, each with the same cards as in ``Deal``;
+                    written by :func:`dump` only when needed, so ``JSONL -> SPN -> JSONL``
+                    keeps a deal listed in any order
 ``Bids``            ``bids`` (required), in the order made: ``"E 3, S nil, W bn, N b7"``;
                     a number, ``nil`` (``0`` means nil too), ``bn`` blind nil, ``bN`` blind N
 ``Play``            ``tricks``: takes no value; each following line until the next tag is one
@@ -86,10 +91,9 @@ warning (for ``Event``, ``Date``, ``Table``, ``Round``).
 Writing: :func:`dump` writes, per game, a header block of game-level tags, then
 one block per hand in a fixed tag order; game-level values that change within a
 game are written in the hand's block.  Reading what :func:`dump` wrote gives the
-same records (``JSONL -> SPN -> JSONL`` is lossless), with one caveat that carries
-no information: each dealt hand is written in PBN suit order (S H D C, then
-jokers), keeping the recorded order within a suit, so a deal listed in another
-order comes back in that order.
+same records (``JSONL -> SPN -> JSONL`` is lossless): a deal whose seats list their
+cards in another order than PBN's (S H D C, then jokers) gets a ``DealOrder`` tag
+beside its ``Deal``.
 """
 
 from __future__ import annotations
@@ -132,6 +136,7 @@ HAND_TAGS = (
     "ScoreBefore",
     "BagsBefore",
     "Deal",
+    "DealOrder",
     "Bids",
     "Play",
     "Taken",
@@ -426,6 +431,23 @@ def _bids(tag: _Tag) -> list[dict[str, Any]]:
     return out
 
 
+def _deal_order(tag: _Tag) -> dict[str, list[str]]:
+    """``[DealOrder "N 2C AS ..., E ..."]``: seat -> its cards in the recorded order."""
+    out: dict[str, list[str]] = {}
+    for group in tag.value.split(","):  # type: ignore[union-attr]
+        words = group.split()
+        if not words:
+            continue
+        seat = str(_seat(words[0], tag.line, "DealOrder"))
+        if seat in out:
+            raise _BlockError(tag.line, "DealOrder", f"seat {seat} is given twice")
+        try:
+            out[seat] = [parse_card(w) for w in words[1:]]
+        except CardError as exc:
+            raise _BlockError(tag.line, "DealOrder", f"{seat}: {exc}") from None
+    return out
+
+
 def _trick(text: str, line: int, number: int) -> dict[str, Any]:
     what = f"trick {number}: "
     head, colon, rest = text.partition(":")
@@ -652,6 +674,16 @@ class _Reader:
             except ValueError as exc:
                 raise _BlockError(deal.line, "Deal", str(exc)) from None
             obj["deal"] = {str(s): list(parsed[s] or ()) for s in SEATS}
+        order = tags.get("DealOrder")
+        if order is not None and order.value is not None and order.value.strip():
+            if "deal" not in obj:
+                raise _BlockError(order.line, "DealOrder", "orders the cards of a [Deal], and this hand has none")
+            for seat, cards in _deal_order(order).items():
+                if sorted(cards) != sorted(obj["deal"][seat]):
+                    raise _BlockError(
+                        order.line, "DealOrder", f"{seat}'s cards are not those [Deal] gives {seat} (it only orders them)"
+                    )
+                obj["deal"][seat] = cards
         if tricks is not None:
             obj["tricks"] = tricks
         taken = tags.get("Taken")
@@ -824,7 +856,12 @@ class _Writer:
         if before:
             lines.append(" ".join(before))
         if rec.deal is not None:
-            lines.append(_tag("Deal", format_pbn_deal({s: rec.deal[s] for s in SEATS}, Seat.N)))
+            text = format_pbn_deal({s: rec.deal[s] for s in SEATS}, Seat.N)
+            lines.append(_tag("Deal", text))
+            pbn = parse_pbn_deal(text)
+            moved = [s for s in SEATS if list(rec.deal[s] or ()) != list(pbn[s] or ())]
+            if moved:
+                lines.append(_tag("DealOrder", ", ".join(f"{s} " + " ".join(rec.deal[s] or ()) for s in moved)))
         lines.append(_tag("Bids", ", ".join(f"{b.seat} {format_bid_text(b.value, b.nil, b.blind)}" for b in rec.bids)))
         if rec.tricks is not None:
             lines.append("[Play]")

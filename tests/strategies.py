@@ -81,13 +81,15 @@ _TRICK_COUNT = st.integers(min_value=0, max_value=13)
 def deals(draw: st.DrawFn, any_order: bool = False) -> tuple[tuple[str, ...], ...]:
     """A deal: usually a real 52-card deal, sometimes any four sets of cards (0..14 each, from all 54).
 
-    Each seat's cards are in PBN order (what SPN keeps) unless ``any_order`` (then any order, and
-    a card may even repeat within a seat).  Cards come from one drawn ``Random`` (fast to draw).
+    Each seat's cards are in PBN order unless ``any_order`` (then in the order dealt, and a card
+    may even repeat within a seat).  Cards come from one drawn ``Random`` (fast to draw).
     """
     rnd = draw(_RANDOMS)
     if draw(st.booleans()):
         cards = list(STANDARD_CARDS)
         rnd.shuffle(cards)
+        if any_order:  # dealt one at a time, as a shuffled deck is
+            return tuple(tuple(cards[i::4]) for i in range(4))
         hands = [cards[i * 13:(i + 1) * 13] for i in range(4)]
     elif any_order:
         return tuple(tuple(rnd.choice(ALL_CARDS) for _ in range(rnd.randint(0, 14))) for _ in SEATS)

@@ -135,6 +135,17 @@ def test_jokers_in_a_fifth_group_and_unknown_hands():
     assert rec.deal == ((), ("AS", "KS", "QH", "JD", "TC", "BJ", "LJ"), (), ())
 
 
+def test_deal_order_gives_the_order_the_deal_tag_cannot():
+    """``[Deal]`` groups a seat's cards by suit; ``[DealOrder]`` lists a seat's same cards in the
+    recorded order (what :func:`spn.dump` writes for a deal listed in another order)."""
+    block = '[Hand "1"] [Dealer "N"] [Bids ""]\n[Deal "N:AK.2..3 - Q... -"]\n[DealOrder "N 3c 2H KS AS"]'
+    (rec,) = items(HEAD + block + "\n")
+    assert rec.deal == (("3C", "2H", "KS", "AS"), (), ("QS",), ())
+    assert "[DealOrder \"N 3C 2H KS AS\"]" in spn.dumps([rec])
+    plain = items(HEAD + '[Hand "1"] [Dealer "N"] [Bids ""]\n[Deal "N:AK.2..3 - Q... -"]\n')[0]
+    assert plain.deal[0] == ("AS", "KS", "2H", "3C") and "DealOrder" not in spn.dumps([plain])
+
+
 def test_partial_scores_score_before_and_winner():
     rec = one(HEAD + '[Hand "9"] [Dealer "E"] [Bids ""]\n[ScoreBefore "NS 480 EW 300"] [BagsBefore "ew 9 ns 2"]\n'
               '[Score "EW 61"] [Total "NS 480"] [Winner "ns"]')
@@ -237,6 +248,12 @@ def test_a_tag_missing_its_bracket_loses_only_its_block():
         ('[Hand "1"] [Dealer "N"] [Bids ""] [Extra "{\\"score\\": 1}"]', 3, "key 'score' is a key of the hand"),
         ('[Hand "1"] [Dealer "N"] [Bids ""] [score "1"]', 3, "did you mean [Score]?"),
         ('[Rules "{oops"] [Hand "1"] [Dealer "N"] [Bids ""]', 3, "line 3: [Rules] '{oops' is not valid JSON"),
+        ('[Hand "1"] [Dealer "N"] [Bids ""]\n[DealOrder "N AS"]', 4, "line 4: [DealOrder] orders the cards of a [Deal], and this hand has none"),
+        ('[Hand "1"] [Dealer "N"] [Bids ""]\n[Deal "N:AK... - - -"]\n[DealOrder "N KS QS"]', 5,
+         "line 5: [DealOrder] N's cards are not those [Deal] gives N (it only orders them)"),
+        ('[Hand "1"] [Dealer "N"] [Bids ""]\n[Deal "N:AK... - - -"]\n[DealOrder "N KS AS, N AS KS"]', 5, "[DealOrder] seat N is given twice"),
+        ('[Hand "1"] [Dealer "N"] [Bids ""]\n[Deal "N:AK... - - -"]\n[DealOrder "N KS 1S"]', 5, "[DealOrder] N: '1S' is not a card"),
+        ('[Hand "1"] [Dealer "N"] [Bids ""]\n[Deal "N:AK... - - -"]\n[DealOrder "Q KS AS"]', 5, "[DealOrder] 'Q' is not a seat"),
     ],
 )
 def test_unreadable_blocks(block, line, message):
