@@ -373,3 +373,24 @@ def test_the_hands_own_incomplete_names_its_one_short_trick(tricks, place):
     [f] = replay_hand(rec, STANDARD).findings
     assert (f.code, f.trick, f.seat, f.side) == (F.HAND_INCOMPLETE, trick, seat, seat.side if seat else None)
     assert assert_same([rec])["compared"] == 1
+
+
+@pytest.mark.parametrize("rules, bid, points", [("standard", 3, 50), ("barmore", 6, 80)])
+def test_a_blind_bid_the_ruleset_does_not_have_is_scored_as_the_plain_bid(rules, bid, points):
+    """RULES.md section 3: such a bid is BID_INVALID and "the hand is still scored with the bid as
+    recorded", by section 5 item 3's +10 x contract (it was scored at 20 a trick, as a blind bid the
+    ruleset has with no points of its own is).  A log recording that score gets no SCORE_MISMATCH."""
+    from test_core_differential import assert_same
+
+    line = jsonl.jsontext.dumps({
+        "game_id": "g", "hand": 1, "rules": rules, "players": {"N": "a", "E": "b", "S": "c", "W": "d"}, "dealer": "N",
+        "bids": [{"seat": "E", "bid": bid, "blind": True}, {"seat": "S", "bid": 3}, {"seat": "W", "bid": 2}, {"seat": "N", "bid": 3}],
+        "taken": {"N": 3, "E": bid, "S": 13 - 5 - bid, "W": 2},  # EW make their contract exactly
+        "score": {"EW": {"points": points, "total": points}},
+    })
+    (rec,) = jsonl.loads(line)
+    gc = check_game([rec])
+    assert [f.code for f in gc.findings] == [F.BID_INVALID]
+    ew = next(r for r in gc.hand_scores if r["side"] == "EW")
+    assert (ew["contract"], ew["made"], ew["points"]) == (bid + 2, True, points)
+    assert assert_same([rec])["compared"] == 1  # the compiled core gives the same

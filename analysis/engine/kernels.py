@@ -845,13 +845,13 @@ def _score_side(opt, bid, side, taken, total_before, bags_before):
                     extra_bags += tk
         else:
             contract += v
-            if blind:
+            if blind and _blind_value_known(opt, v):
                 any_blind = True
-                if opt[O_BLIND_BID_HAS_POINTS] != 0 and _blind_value_known(opt, v):
+                if opt[O_BLIND_BID_HAS_POINTS] != 0:
                     base += opt[O_BLIND_BID_POINTS]
                 else:
                     base += 20.0 * v
-            else:
+            else:  # a blind bid the ruleset does not have is scored as the plain bid
                 base += 10.0 * v
             counting += tk
     made = counting >= contract

@@ -192,9 +192,13 @@ class Ruleset:
         return bool(self.blind_bids and self.blind_bids.get("partner_bids", False))
 
     def blind_bid_points(self, value: int | float) -> int | float:
-        """Points for making a blind numeric bid of ``value`` (lost when set)."""
-        if self.blind_bids is not None and "points" in self.blind_bids and value in self.blind_bids["values"]:
-            return self.blind_bids["points"]
+        """Points for making a blind numeric bid of ``value`` that the ruleset has (lost when set):
+        ``blind_bids.points``, or 20 x ``value`` when the ruleset gives none.  A blind bid the ruleset
+        does not have (:meth:`blind_bid_known` false) is scored as the plain bid, 10 x ``value``."""
+        if not self.blind_bid_known(value):
+            return 10 * value
+        if "points" in self.blind_bids:  # type: ignore[operator]
+            return self.blind_bids["points"]  # type: ignore[index]
         return 20 * value
 
 

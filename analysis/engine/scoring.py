@@ -115,10 +115,10 @@ def score_side(
                     extra_bags += t
         else:
             contract += b.value
-            if b.blind:
+            if b.blind and ruleset.blind_bid_known(b.value):
                 any_blind = True
                 base += ruleset.blind_bid_points(b.value)
-            else:
+            else:  # a blind bid the ruleset does not have is scored as the plain bid (RULES.md 3, 5.3)
                 base += 10 * b.value
             counting += t
     made = counting >= contract
