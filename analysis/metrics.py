@@ -31,14 +31,16 @@ How it is built (the "named SQL steps", in the spirit of Splink):
 
 Definitions shared by the metrics (the docstring of each metric gives its own):
 
-* *tricks taken by a seat*: counted from the checker's ``tricks`` table (its ``winner``) when
-  the hand has rows there; else ``hands.taken_<seat>``; else replayed from ``plays`` with the deck of
-  the hand's ruleset.
+* *tricks taken by a seat*, as the scorer counts them (RULES.md section 5 item 6): the trick
+  winners of the checker's ``tricks`` table when all 13 tricks have one (else of a replay of
+  ``plays`` with the deck of the hand's ruleset); otherwise ``hands.taken_<seat>`` where the log
+  records it (a claimed hand: a few tricks played, then the count); otherwise the winners of the
+  tricks played.
 * *numeric bid*: a bid that is neither nil nor blind (Barmore's blind seven is a side's bid, not
   one player's, so the individual bidding metrics leave it out); the first bid of a seat counts.
 * *score situation* at the start of a hand: the side's margin = its total minus the opponents',
-  from ``hand_scores`` totals of the previous hand (the first hand: the recorded ``score_before``,
-  else 0); ``behind`` when margin <= -100, ``ahead`` when margin >= 100, else ``close``.
+  from the official ``hand_scores`` totals of the previous hand (after any renege penalty; the
+  first hand: the recorded ``score_before``, else 0); ``behind`` when margin <= -100, ``ahead`` when margin >= 100, else ``close``.
 * *bags entering the hand*: the side's bag count after the previous hand, the same way.
 * *bidding position*: 1..4 clockwise from the dealer's left (the dealer is 4).
 * *void*: a card not of the suit led, by a seat that held none of it (known from ``deals``; where
@@ -462,13 +464,18 @@ _VIEWS: list[tuple[str, str]] = [
         """,
     ),
     (
-        # per game, hand, side: the recomputed score (hand_scores, as played) and the state before the hand
+        # per game, hand, side: the recomputed score as played (hand_scores_as_played: what the side's
+        # play earned, before any renege penalty) and the state before the hand (the official totals and
+        # bags of hand_scores: the score the game goes by, RULES.md section 5, renege_penalty_tricks)
         "sw_side_hands",
         """
         WITH sides AS (
             SELECT h.game_id, h.hand, s.side FROM hands h CROSS JOIN (SELECT DISTINCT side FROM sw_seats) s
         ), hs AS (
             SELECT * FROM hand_scores_as_played
+            QUALIFY row_number() OVER (PARTITION BY game_id, hand, side) = 1
+        ), official AS (
+            SELECT game_id, hand, side, total, bags FROM hand_scores
             QUALIFY row_number() OVER (PARTITION BY game_id, hand, side) = 1
         ), rs AS (
             SELECT * FROM recorded_scores QUALIFY row_number() OVER (PARTITION BY game_id, hand, side) = 1
@@ -482,11 +489,12 @@ _VIEWS: list[tuple[str, str]] = [
                -- points and totals as BIGINT: a margin between two 32-bit totals can leave 32 bits
                CAST(hs.points AS BIGINT) AS points, CAST(hs.total AS BIGINT) AS total, hs.bags,
                CAST(CASE WHEN row_number() OVER w = 1 THEN coalesce(rs.score_before, 0)
-                    ELSE coalesce(lag(hs.total) OVER w, lag(rs.total) OVER w, 0) END AS BIGINT) AS score_before,
+                    ELSE coalesce(lag(off.total) OVER w, lag(rs.total) OVER w, 0) END AS BIGINT) AS score_before,
                CASE WHEN row_number() OVER w = 1 THEN coalesce(rs.bags_before, 0)
-                    ELSE coalesce(lag(hs.bags) OVER w, lag(rs.bags) OVER w, 0) END AS bags_before
+                    ELSE coalesce(lag(off.bags) OVER w, lag(rs.bags) OVER w, 0) END AS bags_before
         FROM sides sd
         LEFT JOIN hs ON hs.game_id = sd.game_id AND hs.hand = sd.hand AND hs.side = sd.side
+        LEFT JOIN official off ON off.game_id = sd.game_id AND off.hand = sd.hand AND off.side = sd.side
         LEFT JOIN rs ON rs.game_id = sd.game_id AND rs.hand = sd.hand AND rs.side = sd.side
         LEFT JOIN bid_sum bs ON bs.game_id = sd.game_id AND bs.hand = sd.hand AND bs.side = sd.side
         WINDOW w AS (PARTITION BY sd.game_id, sd.side ORDER BY sd.hand)
@@ -496,10 +504,10 @@ _VIEWS: list[tuple[str, str]] = [
         # per game, hand, seat: tricks taken (see the module doc for the source)
         "sw_seat_hands",
         """
-        WITH checker AS (SELECT DISTINCT game_id, hand FROM tricks),
+        WITH checker AS (SELECT game_id, hand, count(winner) AS with_winner FROM tricks GROUP BY ALL),
         checker_wins AS (
             SELECT game_id, hand, winner AS seat, count(*) AS won FROM tricks WHERE winner IS NOT NULL GROUP BY ALL
-        ), replayed AS (SELECT DISTINCT game_id, hand FROM sw_trick_results),
+        ), replayed AS (SELECT game_id, hand, count(winner) AS with_winner FROM sw_trick_results GROUP BY ALL),
         replay_wins AS (
             SELECT game_id, hand, winner AS seat, count(*) AS won FROM sw_trick_results
             WHERE winner IS NOT NULL GROUP BY ALL
@@ -512,8 +520,10 @@ _VIEWS: list[tuple[str, str]] = [
             FROM hands h CROSS JOIN sw_seats s
         )
         SELECT b.game_id, b.hand, b.seat, b.player,
-               CASE WHEN c.game_id IS NOT NULL THEN coalesce(cw.won, 0)
+               CASE WHEN c.with_winner = 13 THEN coalesce(cw.won, 0)
+                    WHEN c.game_id IS NULL AND r.with_winner = 13 THEN coalesce(rw.won, 0)
                     WHEN b.taken_recorded IS NOT NULL THEN b.taken_recorded
+                    WHEN c.game_id IS NOT NULL THEN coalesce(cw.won, 0)
                     WHEN r.game_id IS NOT NULL THEN coalesce(rw.won, 0) END AS taken,
                r.game_id IS NOT NULL AS has_plays,
                fb.seat IS NOT NULL AS has_bid,
@@ -919,13 +929,15 @@ _register(Metric(
 _register(Metric(
     "side_bid_bias", "Side bid bias", "mean",
     _mean("side_tricks - contract", "contract > 0 AND side_tricks IS NOT NULL", "sh"),
-    "The side's tricks minus its contract (hand_scores), per side-hand with a positive contract.",
+    "The side's tricks minus its contract, as played (hand_scores_as_played: before any renege penalty), "
+    "per side-hand with a positive contract.",
     "tricks", "contract",
 ))
 _register(Metric(
     "contract_made", "Contracts made", "rate",
     _rate(_cnt("contract > 0 AND made IS NOT NULL"), _cnt("contract > 0 AND made"), "sh"),
-    "Share of the side's hands with a positive contract where the contract was made (hand_scores.made).",
+    "Share of the side's hands with a positive contract where the contract was made in play "
+    "(hand_scores_as_played.made: before any renege penalty).",
     "share of hands", "contract", better="higher",
 ))
 _register(Metric(
@@ -955,7 +967,8 @@ _register(Metric(
     "SELECT {keys}, count(*) AS n, avg(p) AS mean, stddev_samp(p) AS sd, sum(p) AS total FROM ("
     " SELECT {keys}, game_id, side, sum(penalties) AS p FROM sh GROUP BY {keys}, game_id, side"
     ") GROUP BY {keys}",
-    "Sandbagging penalties the side paid per game (|hand_scores.bag_penalty| / the ruleset's penalty).",
+    "Sandbagging penalties the side's play incurred per game (|hand_scores_as_played.bag_penalty| / the "
+    "ruleset's penalty).",
     "penalties", "bags", better="lower", least=0,
 ))
 _register(Metric(
@@ -995,7 +1008,8 @@ _register(Metric(
 ))
 _register(Metric(
     "points_per_hand", "Points per hand", "mean", _mean("points", "points IS NOT NULL", "sh"),
-    "The side's recomputed points per hand (hand_scores.points, penalties included).", "points", "results",
+    "The side's recomputed points per hand as played (hand_scores_as_played.points: bag penalties "
+    "included, before any renege penalty).", "points", "results",
     better="higher",
 ))
 _register(Metric(

@@ -8,13 +8,14 @@ polars frames:
   (who sat where in the game's first hand), ``ns, ew`` (the sides' two names), ``total_ns,
   total_ew, winner`` (the recomputed ones; ``winner`` null while unfinished), ``hands``,
   ``findings`` (rows of ``violations``), ``recorded_total_ns, recorded_total_ew, recorded_winner``
-  (what the log says after its last hand) and ``result_differs`` (the log's final totals or winner
+  (what the log says after the hand that ended the game, else after its last hand) and ``result_differs`` (the log's final totals or winner
   differ from the recomputed ones).
 * ``players`` and ``partnerships``: per event (``event``; null when the logs name none) and
   player (``player``) or partnership (``players``, the two names sorted): ``rank, games, finished,
   wins, losses, win_rate`` (wins over finished games), ``points_for, points_against, point_diff,
   avg_margin`` (point difference per game), ``sets`` (hands the side bid a positive contract and
-  fell short), ``bags`` (the side's overtricks), ``decided_by`` (the tie-break that put the row below
+  fell short), ``bags`` (the side's overtricks), both from the official score (after any renege
+  penalty) of the hands up to the one that ended the game, ``decided_by`` (the tie-break that put the row below
   the one above it; ``tied`` when nothing did).
 
 Points are the final recomputed totals of the player's side (RULES.md section 5): an unfinished
@@ -104,7 +105,8 @@ def game_results(con, event: str | None = None) -> pl.DataFrame:
     """Every checked game's result: :data:`GAME_COLUMNS`, ordered by event, date, round, table, game.
 
     ``event``: only that event's games.  Totals and winner are the checker's (``games``); the recorded
-    ones are the log's after its last hand (``recorded_scores``, else ``hands.winner``).
+    ones are the log's after the hand that ended the game, else its last hand (``recorded_scores``, else
+    ``hands.winner``).
     """
     _ensure_views(con)
     where = "WHERE f.event = ?" if event is not None else ""
@@ -114,18 +116,21 @@ def game_results(con, event: str | None = None) -> pl.DataFrame:
         WITH first AS (
             SELECT h.* FROM hands h
             QUALIFY row_number() OVER (PARTITION BY game_id ORDER BY hand) = 1
-        ), last_rec AS (
-            SELECT game_id, side, total, winner FROM recorded_scores
-            QUALIFY row_number() OVER (PARTITION BY game_id, side ORDER BY hand DESC) = 1
+        ), last_rec AS (  -- the log's last record up to the hand that ended the game (RULES.md section 6)
+            SELECT r.game_id, r.side, r.total, r.winner FROM recorded_scores r JOIN games g ON g.game_id = r.game_id
+            WHERE g.ended_at_hand IS NULL OR r.hand <= g.ended_at_hand
+            QUALIFY row_number() OVER (PARTITION BY r.game_id, r.side ORDER BY r.hand DESC) = 1
         ), rec AS (
             SELECT g.game_id,
                    any_value(ns.total) AS recorded_total_ns, any_value(ew.total) AS recorded_total_ew,
                    coalesce(any_value(ns.winner), any_value(ew.winner),
+                            (SELECT max(winner) FROM hands h WHERE h.game_id = g.game_id
+                                                              AND (g.ended_at_hand IS NULL OR h.hand <= g.ended_at_hand)),
                             (SELECT max(winner) FROM hands h WHERE h.game_id = g.game_id)) AS recorded_winner
             FROM games g
             LEFT JOIN last_rec ns ON ns.game_id = g.game_id AND ns.side = 'NS'
             LEFT JOIN last_rec ew ON ew.game_id = g.game_id AND ew.side = 'EW'
-            GROUP BY g.game_id
+            GROUP BY g.game_id, g.ended_at_hand
         ), found AS (SELECT game_id, count(*) AS findings FROM violations GROUP BY game_id)
         SELECT g.game_id, f.event, f.date, f.table_name, f.round,
                f.player_n, f.player_e, f.player_s, f.player_w,
@@ -163,10 +168,12 @@ def _entries(con, event: str | None) -> pl.DataFrame:
             WHERE s.player IS NOT NULL
         ), opp AS (
             SELECT game_id, side, list(player ORDER BY player) AS opponents FROM first GROUP BY game_id, side
-        ), side_hands AS (
-            SELECT game_id, side, count(*) FILTER (WHERE contract > 0 AND NOT made) AS sets,
-                   CAST(coalesce(sum(bags_this_hand), 0) AS BIGINT) AS bags
-            FROM hand_scores_as_played GROUP BY game_id, side
+        ), side_hands AS (  -- the official score (after any renege penalty) of the hands up to the end
+            SELECT hs.game_id, hs.side, count(*) FILTER (WHERE hs.contract > 0 AND NOT hs.made) AS sets,
+                   CAST(coalesce(sum(hs.bags_this_hand), 0) AS BIGINT) AS bags
+            FROM hand_scores hs JOIN games g ON g.game_id = hs.game_id
+            WHERE g.ended_at_hand IS NULL OR hs.hand <= g.ended_at_hand
+            GROUP BY hs.game_id, hs.side
         ), ev AS (SELECT game_id, any_value(event) AS event FROM hands h {where} GROUP BY game_id)
         SELECT f.game_id, ev.event, f.player, f.partner, f.side, o.opponents,
                CAST(CASE f.side WHEN 'NS' THEN g.total_ns ELSE g.total_ew END AS BIGINT) AS points_for,

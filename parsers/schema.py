@@ -277,13 +277,14 @@ def _seats_view() -> str:
         first_bids AS (
             SELECT game_id, hand, seat, bid, nil, blind FROM bids
             QUALIFY row_number() OVER (PARTITION BY game_id, hand, seat ORDER BY bid_order) = 1
-        ), replayed AS (SELECT DISTINCT game_id, hand FROM tricks),
+        ), replayed AS (SELECT game_id, hand, count(winner) AS with_winner FROM tricks GROUP BY ALL),
         won AS (SELECT game_id, hand, winner AS seat, count(*) AS taken FROM tricks GROUP BY ALL)
         SELECT h.game_id, h.hand, s.seat, s.side,
                {by_seat("s.seat", "player")} AS player, {by_seat("s.partner_seat", "player")} AS partner,
                b.bid, b.nil, b.blind,
-               CAST(CASE WHEN r.game_id IS NOT NULL THEN coalesce(w.taken, 0)
-                         ELSE {by_seat("s.seat", "taken")} END AS INTEGER) AS taken
+               CAST(CASE WHEN r.with_winner = 13 THEN coalesce(w.taken, 0)
+                         WHEN {by_seat("s.seat", "taken")} IS NOT NULL THEN {by_seat("s.seat", "taken")}
+                         WHEN r.game_id IS NOT NULL THEN coalesce(w.taken, 0) END AS INTEGER) AS taken
         FROM hands h CROSS JOIN seat_list s
         LEFT JOIN first_bids b ON b.game_id = h.game_id AND b.hand = h.hand AND b.seat = s.seat
         LEFT JOIN replayed r ON r.game_id = h.game_id AND r.hand = h.hand
@@ -303,8 +304,9 @@ def _as_played_view() -> str:
 
 VIEWS: dict[str, str] = {
     # one row per game, hand and seat: who sat there, the partner, the seat's first bid and the tricks it
-    # took (the checker's replay where the hand was replayed, else the log's count), so per-player SQL
-    # needs no four-way CASE over player_n .. player_w
+    # took, as the scorer counts them (RULES.md 5.6): the replay's trick winners when all 13 tricks have
+    # one, else the log's tricks-taken record (a claimed hand: some tricks played, then the count), else
+    # the tricks played; so per-player SQL needs no four-way CASE over player_n .. player_w
     "seats": _seats_view(),
     # one row per game, hand and side: the score as played (the same as hand_scores' but under a
     # renege penalty, where hand_scores holds the official score after it); what the metrics of

@@ -310,12 +310,18 @@ def test_tricks_taken_sources():
     # the checker's tricks table wins over a (wrong) recorded count
     c.execute("UPDATE hands SET taken_n = 13, taken_e = 0, taken_s = 0, taken_w = 0 WHERE game_id = 'G2'")
     assert c.execute(q).fetchall() == expected
-    # no tricks rows: the recorded counts
+    # no tricks rows: the 13 tricks replayed from the plays win too
     c.execute("DELETE FROM tricks")
-    assert c.execute(q).fetchall() == [("E", 0), ("N", 13), ("S", 0), ("W", 0)]
-    # neither: replayed from the plays
-    c.execute("UPDATE hands SET taken_n = NULL, taken_e = NULL, taken_s = NULL, taken_w = NULL WHERE game_id = 'G2'")
     assert c.execute(q).fetchall() == expected
+    # a claimed hand (3 tricks played, then the count): the recorded counts, as the scorer takes them
+    c.execute("DELETE FROM plays WHERE game_id = 'G2' AND trick > 3")
+    assert c.execute(q).fetchall() == [("E", 0), ("N", 13), ("S", 0), ("W", 0)]
+    # no count recorded either: the tricks played (RULES.md section 5 item 6)
+    c.execute("UPDATE hands SET taken_n = NULL, taken_e = NULL, taken_s = NULL, taken_w = NULL WHERE game_id = 'G2'")
+    played = dict(c.execute(
+        "SELECT winner, count(*) FROM sw_trick_results WHERE game_id = 'G2' GROUP BY winner").fetchall())
+    assert sum(played.values()) == 3
+    assert c.execute(q).fetchall() == [(s, played.get(s, 0)) for s in "ENSW"]
 
 
 # --- filters and groupings ---------------------------------------------------------------------
@@ -639,3 +645,66 @@ def test_sample_careless_player_has_most_findings(sample):
     # careless players slip more often when faults are planted (spadework.analysis.sim.season)
     f = values(sample, "findings_per_100")
     assert max(f, key=lambda p: f[p]["value"]) == "ed"
+
+
+# --- claimed hands and renege penalties, from real logs ---------------------------------------------
+
+from pathlib import Path  # noqa: E402
+
+from spadework.analysis.engine.checker import check_db  # noqa: E402
+from spadework.parsers import db as _db  # noqa: E402
+from spadework.parsers.jsonl import dumps_record  # noqa: E402
+
+_CLUB = Path(__file__).resolve().parent.parent / "data" / "club_night.jsonl"
+
+
+def _checked(tmp_path, records) -> duckdb.DuckDBPyConnection:
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(dumps_record(r) + "\n" for r in records))
+    c = _db.connect()
+    _db.load_files(c, [path])
+    check_db(c)
+    return c
+
+
+def test_a_claimed_hand_counts_the_recorded_tricks_taken(tmp_path):
+    """A log of a claimed hand records a few tricks, then ``taken``: the scorer scores on ``taken``
+    (RULES.md section 5 item 6), and so must the metrics (they counted the 3 tricks played, so a
+    failed nil read as made)."""
+    from dataclasses import replace
+
+    src = _db.connect()
+    _db.load_files(src, [_CLUB])
+    first = next(r for r in _db.iter_records(src) if r.game_id == "cn-0314-t2" and r.hand == 1)
+    claimed = replace(first, tricks=first.tricks[:3], score=None, taken=(1, 8, 3, 1))
+    c = _checked(tmp_path, [claimed])
+    assert c.execute("SELECT count(*) FROM violations").fetchone()[0] == 0
+    metrics.prepare(c)
+    got = dict(c.execute("SELECT seat, taken FROM sw_seat_hands").fetchall())
+    assert got == {"N": 1, "E": 8, "S": 3, "W": 1}
+    assert dict(c.execute("SELECT seat, taken FROM seats").fetchall()) == got
+    nil_seat = next(b.seat for b in claimed.bids if b.nil)
+    nils = metrics.run(c, "nil_success", by="seat")
+    row = nils.filter(pl.col("seat") == str(nil_seat)).row(0, named=True)
+    assert (row["n"], row["k"]) == (1, 0)  # the nil bidder took a trick: failed, as hand_scores says
+    assert c.execute("SELECT nil_points FROM hand_scores WHERE side = ?", [str(nil_seat.side)]).fetchone()[0] == -100
+
+
+def test_the_score_situation_is_the_official_one_under_a_renege_penalty(tmp_path):
+    """RULES_NOTES: the after-penalty score is the official one and drives the blind-nil condition;
+    the metrics' score situation (margin, ahead / behind, blind nil allowed) read the as-played totals."""
+    from dataclasses import replace
+
+    src = _db.connect()
+    _db.load_files(src, [_CLUB.with_suffix(".spn")])
+    recs = [replace(r, rules={"preset": "standard", "renege_penalty_tricks": 3}, score=None, winner=None)
+            for r in _db.iter_records(src) if r.game_id == "cn-0314-t4"]
+    c = _checked(tmp_path, recs)
+    metrics.prepare(c)
+    rows = c.execute("""
+        SELECT sh.hand, sh.side, sh.score_before, prev.total, prev.as_played_total
+        FROM sw_side_hands sh JOIN hand_scores prev
+          ON prev.game_id = sh.game_id AND prev.hand = sh.hand - 1 AND prev.side = sh.side
+        ORDER BY sh.hand, sh.side""").fetchall()
+    assert rows and all(before == official for _, _, before, official, _ in rows)
+    assert any(played is not None and played != official for *_, official, played in rows)  # the penalty moved tricks

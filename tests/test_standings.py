@@ -249,3 +249,75 @@ def test_a_raised_finding_names_its_player_too():
     with pytest.raises(CheckError) as exc:
         check_game(records, policy="raise")
     assert exc.value.finding.player == "ned" and "E (ned) reneged" in exc.value.finding.message
+
+
+def _played_on_after_the_end() -> list[str]:
+    """Six hands of NS 5+5 (making 10) and EW 1+1 (taking 3): NS reach 500 at hand 5 (500 to 105,
+    EW 5 bags), the log records that and the winner there, then records a sixth hand (600 to 126)."""
+    lines = []
+    for h in range(1, 7):
+        dealer = "NESW"[(h - 1) % 4]
+        order = "NESW"[(h) % 4:] + "NESW"[:(h) % 4]
+        bid = {"N": 5, "S": 5, "E": 1, "W": 1}
+        rec = {"game_id": "g7", "hand": h, "event": "ev", "players": {"N": "ana", "E": "bo", "S": "cy", "W": "di"},
+               "dealer": dealer, "bids": [{"seat": s, "bid": bid[s]} for s in order],
+               "taken": {"N": 5, "S": 5, "E": 2, "W": 1},
+               "score": {"NS": {"points": 100, "total": 100 * h, "bags": 0}, "EW": {"points": 21, "total": 21 * h, "bags": h}}}
+        if h == 5:
+            rec["winner"] = "NS"
+        lines.append(json.dumps(rec))
+    return lines
+
+
+def test_hands_after_the_end_change_neither_the_result_nor_the_sets_and_bags(tmp_path):
+    """RULES.md section 6: a hand after the end is PLAYED_AFTER_GAME_END, and "the game's totals and
+    winner stay as they were when it ended".  Standings compared the recomputed end with the log's
+    last hand (a false "log: 600 / 126" warning) and counted the sixth hand's bag."""
+    path = tmp_path / "g7.jsonl"
+    path.write_text("\n".join(_played_on_after_the_end()) + "\n")
+    con = db.connect()
+    db.load_files(con, [path])
+    check_db(con)
+    assert con.execute("SELECT code, hand FROM violations").fetchall() == [("PLAYED_AFTER_GAME_END", 6)]
+    st = standings.standings(con)
+    (g,) = st.games.iter_rows(named=True)
+    assert (g["total_ns"], g["total_ew"], g["winner"]) == (500, 105, "NS")
+    assert (g["recorded_total_ns"], g["recorded_total_ew"], g["recorded_winner"], g["result_differs"]) == (500, 105, "NS", False)
+    assert standings.result_text(g) == "NS won"
+    bo = next(r for r in st.players.iter_rows(named=True) if r["player"] == "bo")
+    assert (bo["points_for"], bo["bags"], bo["sets"]) == (105, 5, 0)
+
+
+def test_sets_and_bags_are_the_official_score_under_a_renege_penalty(tmp_path):
+    """Under ``renege_penalty_tricks`` the official score (after the tricks move) decides the totals;
+    standings took sets and bags from the score as played, so one row could show official points
+    beside as-played sets."""
+    recs = [r for r in db.iter_records(_club_con()) if r.game_id == "cn-0314-t4"]
+    objs = []
+    from spadework.parsers.jsonl import record_to_obj
+
+    for r in recs:
+        o = record_to_obj(r)
+        o["rules"] = {"preset": "standard", "renege_penalty_tricks": 3}
+        o.pop("score", None)
+        objs.append(json.dumps(o))
+    path = tmp_path / "t4.jsonl"
+    path.write_text("\n".join(objs) + "\n")
+    con = db.connect()
+    db.load_files(con, [path])
+    check_db(con)
+    official = dict(con.execute(
+        "SELECT side, count(*) FILTER (WHERE contract > 0 AND NOT made) FROM hand_scores GROUP BY side").fetchall())
+    played = dict(con.execute(
+        "SELECT side, count(*) FILTER (WHERE contract > 0 AND NOT made) FROM hand_scores_as_played GROUP BY side").fetchall())
+    assert official != played  # the penalty set a side that made its contract in play
+    st = standings.standings(con)
+    for r in st.players.iter_rows(named=True):
+        side = "NS" if r["player"] in ("mo", "oli") else "EW"
+        assert r["sets"] == official[side], r
+
+
+def _club_con():
+    con = db.connect()
+    db.load_files(con, CLUB[:2])
+    return con
