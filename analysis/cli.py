@@ -31,8 +31,11 @@ Trickster PTN, OpenSpiel histories; .gz too), replays every trick under the rule
 illegal play and each wrong recorded score in one sentence.  `spadework load` + `spadework check`
 do the same in two steps into a DuckDB file you can query with SQL or the notebooks.
 
-Exit status (every command): 0 = clean; 1 = findings (illegal plays or wrong scores);
-2 = unreadable input (records rejected to load_errors, missing file, unknown rules) or bad usage.
+Exit status (the same meaning for every command): 0 = done, and clean; 1 = findings (illegal
+plays or wrong scores: given by the commands that check or answer for a check, validate, check and
+report); 2 = unreadable input (records rejected to load_errors, missing file, unknown rules) or
+bad usage.  Commands that present a checked database (standings, stats, judge-bids) or write logs
+(load, convert, simulate) exit 0 when they did their work, whatever the findings.
 """
 
 app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=False, rich_markup_mode=None)
@@ -597,7 +600,7 @@ def standings(
 
 @app.command()
 def stats(
-    db: Annotated[Path, typer.Option("--db", help="A checked database (default: the sample season, found from inside a checkout of spadework).")] = Path("data/sample/season.duckdb"),
+    db: Annotated[Optional[Path], typer.Option("--db", help="A checked database (default: the sample season, found from inside a checkout of spadework).", show_default=False)] = None,
     player: Annotated[Optional[str], typer.Option("--player", help="One player's tendencies against the field; without it, every player.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full tables (every n, interval and z) as JSON.")] = False,
     as_csv: Annotated[bool, typer.Option("--csv", help="Print the full table as CSV (spreadsheet-safe).")] = False,
@@ -621,7 +624,8 @@ def stats(
     try:
         with ProgressBar(err.is_terminal) as bar:
             bar.stage("reading the season")
-            con = coach.open_database(db)
+            # a --db given is opened as named; only the default sample is looked for above this folder
+            con = coach.open_database(db, search_parents=False) if db is not None else coach.open_database()
     except NotChecked as exc:
         err.print(f"error: {exc}", markup=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None
@@ -629,7 +633,7 @@ def stats(
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
     except Exception as exc:  # duckdb: locked by another process, not a database...
-        err.print(f"error: cannot open database {db}: {exc}")
+        err.print(f"error: cannot open database {db or 'data/sample/season.duckdb'}: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
     try:
         if as_json:

@@ -32,11 +32,13 @@ LEAK_Z = 2.0
 """|z| from which a gap in the wrong direction is called a ``leak`` (and in the right one a ``strength``)."""
 
 
-def open_database(path: str | os.PathLike[str] = "data/sample/season.duckdb", freeze: bool = True):
+def open_database(path: str | os.PathLike[str] = "data/sample/season.duckdb", freeze: bool = True, search_parents: bool = True):
     """Open a spadework database read-only for analysis.
 
-    A relative ``path`` is looked up from the working directory and then from each parent
-    directory (so a notebook running in ``notebooks/`` finds ``data/sample``).  With ``freeze``
+    A relative ``path`` is looked up from the working directory and then, with ``search_parents``
+    (default), from each parent directory (so a notebook running in ``notebooks/`` finds
+    ``data/sample``); the command line passes ``False`` for a ``--db`` the user gave, so a typo
+    never opens another folder's database.  With ``freeze``
     (default) the per-player-hand relation is computed once (:func:`spadework.analysis.metrics.freeze`; safe,
     the connection is read-only) so every metric afterwards is fast.  Raises ``FileNotFoundError``
     naming the path when no such file exists, and :class:`spadework.parsers.state.NotChecked` (a
@@ -51,7 +53,7 @@ def open_database(path: str | os.PathLike[str] = "data/sample/season.duckdb", fr
             p = sample.build_sample_db(None if not p.is_absolute() else p)
         except FileNotFoundError:
             pass
-    candidates = [p] if p.is_absolute() else [d / p for d in (Path.cwd(), *Path.cwd().parents)]
+    candidates = [p] if p.is_absolute() or not search_parents else [d / p for d in (Path.cwd(), *Path.cwd().parents)]
     for c in candidates:
         if c.is_file():
             con = duckdb.connect(str(c), read_only=True)
@@ -71,6 +73,8 @@ def open_database(path: str | os.PathLike[str] = "data/sample/season.duckdb", fr
             f"no database given, and the sample season ({sample.SAMPLE_LOG}, in spadework's source folder) is not "
             f"under this folder or above it: give --db FILE, a database filled by `spadework load` and `spadework check`"
         )
+    if len(candidates) == 1:
+        raise FileNotFoundError(f"no database at {path}")
     raise FileNotFoundError(f"no database at {path} (looked in {', '.join(str(c) for c in candidates[:3])} ...)")
 
 
@@ -172,7 +176,8 @@ def player_tables(
     The **field** of a player is everything the player took no part in: for a metric counted per
     player-hand, the other players' hands; per side-hand (contracts, bags, points), the side-hands
     the player was not on; per hand (spades broken), the hands the player did not sit in; per game
-    (games won), the games the player did not play.  It is computed as the whole less the player's
+    and side (games won), the sides the player was not on (so the opponents' side of the player's
+    own games is in the field).  It is computed as the whole less the player's
     part, so the whole season is run twice (by player and all together) however many players there
     are.  ``players``: default every player.  Columns and verdicts as :func:`player_table`.
     Raises ``ValueError`` for an unknown player (the message lists the players).
@@ -494,6 +499,21 @@ def default_player(con, filters: metrics.Filters | Mapping[str, Any] | None = No
     if df.is_empty():
         return None
     return df.sort(["n", "player"], descending=[True, False]).row(0, named=True)["player"]
+
+
+def pick_player(con, player: str | None = None, filters: metrics.Filters | Mapping[str, Any] | None = None) -> str:
+    """``player``, or :func:`default_player` when it is ``None``: the player a coaching page is about.
+
+    Raises ``ValueError`` with a sentence when no player has a hand (under ``filters``): a database
+    of load errors only, or an event with no hands."""
+    chosen = player or default_player(con, filters)
+    if chosen is None:
+        where = f" under {metrics.Filters.of(filters).to_dict()}" if filters else ""
+        raise ValueError(
+            f"no player has a hand in this database{where}: load logs with `spadework load` and check them with "
+            f"`spadework check`, or choose other filters"
+        )
+    return chosen
 
 
 def tables_of(con, player: str | None, filters: metrics.Filters | Mapping[str, Any] | None = None) -> list[tuple]:

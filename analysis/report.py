@@ -876,7 +876,8 @@ def _section_tendencies(ctx: PlayerContext, player: str) -> Section | None:
         )
     out.append("</table>")
     note = ("The field is everything the player took no part in: the other players' hands, the side-hands the "
-            "player was not on, the games the player did not play. Rates in per cent.")  # fmt: skip
+            "player was not on, the game results of the sides the player was not on (the opponents' in the "
+            "player's own games included). Rates in per cent.")  # fmt: skip
     if empty:
         note += " No data for: " + ", ".join(empty) + "."
     out.append(f'<p class="note">{esc(note)}</p>')

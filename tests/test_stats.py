@@ -152,3 +152,32 @@ def test_stats_cli_json_csv_and_text(db_file):
     assert r.exit_code == 2 and "unknown player 'zed'" in r.output
     r = runner.invoke(cli.app, ["stats", "--db", str(db_file), "--json", "--csv"])
     assert r.exit_code == 2
+
+
+def test_stats_opens_the_db_it_is_given_and_no_other(db_file, tmp_path, monkeypatch):
+    """A relative ``--db`` not in the working folder is an error, not the same name found in a
+    folder above (a typo gave another database's numbers with exit 0); notebooks' ``open_database``
+    still looks upwards by default."""
+    runner = CliRunner()
+    sub = db_file.parent / "sub"
+    sub.mkdir(exist_ok=True)
+    monkeypatch.chdir(sub)
+    r = runner.invoke(cli.app, ["stats", "--db", db_file.name])
+    assert r.exit_code == 2 and f"no database at {db_file.name}" in r.output
+    r = runner.invoke(cli.app, ["stats", "--db", f"../{db_file.name}", "--csv"])
+    assert r.exit_code == 0, r.output
+    con = coach.open_database(db_file.name, freeze=False)  # the library's lookup, for notebooks
+    con.close()
+
+
+def test_pick_player_names_the_default_or_says_there_is_none(db_file):
+    """The coaching notebook's player: the given one, else the one with the most hands; a database
+    with no hands is a sentence, not ``unknown player None`` three cells later."""
+    import duckdb
+
+    con = duckdb.connect(str(db_file), read_only=True)
+    assert coach.pick_player(con, "bo") == "bo"
+    assert coach.pick_player(con) == coach.default_player(con)
+    with pytest.raises(ValueError, match="no player has a hand in this database under .*'event': 'nowhere'"):
+        coach.pick_player(con, None, {"event": "nowhere"})
+    con.close()
