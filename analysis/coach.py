@@ -32,7 +32,9 @@ LEAK_Z = 2.0
 """|z| from which a gap in the wrong direction is called a ``leak`` (and in the right one a ``strength``)."""
 
 
-def open_database(path: str | os.PathLike[str] = "data/sample/season.duckdb", freeze: bool = True, search_parents: bool = True):
+def open_database(
+    path: str | os.PathLike[str] = "data/sample/season.duckdb", freeze: bool = True, search_parents: bool = True
+):
     """Open a spadework database read-only for analysis.
 
     A relative ``path`` is looked up from the working directory and then, with ``search_parents``

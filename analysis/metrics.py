@@ -40,7 +40,8 @@ Definitions shared by the metrics (the docstring of each metric gives its own):
   one player's, so the individual bidding metrics leave it out); the first bid of a seat counts.
 * *score situation* at the start of a hand: the side's margin = its total minus the opponents',
   from the official ``hand_scores`` totals of the previous hand (after any renege penalty; the
-  first hand: the recorded ``score_before``, else 0); ``behind`` when margin <= -100, ``ahead`` when margin >= 100, else ``close``.
+  first hand: the recorded ``score_before``, else 0); ``behind`` when margin <= -100, ``ahead``
+  when margin >= 100, else ``close``.
 * *bags entering the hand*: the side's bag count after the previous hand, the same way.
 * *bidding position*: 1..4 clockwise from the dealer's left (the dealer is 4).
 * *void*: a card not of the suit led, by a seat that held none of it (known from ``deals``; where

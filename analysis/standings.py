@@ -8,8 +8,8 @@ polars frames:
   (who sat where in the game's first hand), ``ns, ew`` (the sides' two names), ``total_ns,
   total_ew, winner`` (the recomputed ones; ``winner`` null while unfinished), ``hands``,
   ``findings`` (rows of ``violations``), ``recorded_total_ns, recorded_total_ew, recorded_winner``
-  (what the log says after the hand that ended the game, else after its last hand) and ``result_differs`` (the log's final totals or winner
-  differ from the recomputed ones).
+  (what the log says after the hand that ended the game, else after its last hand) and
+  ``result_differs`` (the log's final totals or winner differ from the recomputed ones).
 * ``players`` and ``partnerships``: per event (``event``; null when the logs name none) and
   player (``player``) or partnership (``players``, the two names sorted): ``rank, games, finished,
   wins, losses, win_rate`` (wins over finished games), ``points_for, points_against, point_diff,
