@@ -394,3 +394,46 @@ def test_a_blind_bid_the_ruleset_does_not_have_is_scored_as_the_plain_bid(rules,
     ew = next(r for r in gc.hand_scores if r["side"] == "EW")
     assert (ew["contract"], ew["made"], ew["points"]) == (bid + 2, True, points)
     assert assert_same([rec])["compared"] == 1  # the compiled core gives the same
+
+
+@pytest.mark.parametrize("tricks", [13, 12, 0])
+def test_a_tricks_taken_record_leaving_a_seat_out_does_not_add_up_to_13(tricks):
+    """RULES.md section 7: TRICKS_TAKEN_MISMATCH when the recorded tricks taken "do not add up to
+    13".  A record that leaves N out was flagged with 12 tricks played or none, and passed with all
+    13 (found by an independent checker); now the same finding however much was played."""
+    from test_core_differential import assert_same
+
+    full = record()
+    won = replay_hand(full, STANDARD).taken  # what each seat took in the whole hand
+    rec = replace(full, tricks=full.tricks[:tricks] if tricks else None)
+    partial = replace(rec, taken=(None, won[1], won[2], won[3]))
+    gc = check_game([partial])
+    got = [(f.code, f.seat, f.recorded, f.expected) for f in gc.findings if f.code == F.TRICKS_TAKEN_MISMATCH]
+    assert got == [(F.TRICKS_TAKEN_MISMATCH, None, 13 - won[0], 13)]
+    assert "which add up to" in next(f.message for f in gc.findings if f.code == F.TRICKS_TAKEN_MISMATCH)
+    assert assert_same([partial])["compared"] == 1
+    whole = replace(rec, taken=tuple(won))  # the full record of the same hand: no finding about taken
+    assert not [f for f in check_game([whole]).findings if f.code == F.TRICKS_TAKEN_MISMATCH]
+
+
+def test_a_card_outside_the_deck_does_not_break_spades():
+    """RULES.md section 4: spades are broken once a spade has been played.  A card outside the deck
+    (2H in barmore) is DEAL_INVALID, and a later spade lead by a seat holding hearts is still
+    SPADE_LED_BEFORE_BROKEN; the checker used to take the bad card for a possible spade and say
+    nothing (found by an independent checker; a card not held was already judged this way)."""
+    from test_core_differential import assert_same
+
+    line = jsonl.jsontext.dumps({
+        "game_id": "nondeck", "hand": 1, "rules": "barmore", "players": {"N": "a", "E": "b", "S": "c", "W": "d"},
+        "dealer": "W", "bids": [{"seat": s, "bid": 3} for s in "NESW"],
+        "tricks": [{"leader": "N", "cards": ["AH", "2H", "KH", "QH"]}, {"leader": "N", "cards": ["AS", "3S", "4S", "5S"]},
+                   {"leader": "N", "cards": ["JH", "TH", "9H", "8H"]}],
+        "taken": {"N": 3, "E": 3, "S": 3, "W": 4},
+    })
+    (rec,) = jsonl.loads(line)
+    got = [(f.code, f.trick, f.seat, f.card) for f in check_game([rec]).findings]
+    assert got == [
+        (F.DEAL_INVALID, 1, SEATS[1], "2H"),
+        (F.SPADE_LED_BEFORE_BROKEN, 2, SEATS[0], "AS"),
+    ], got
+    assert assert_same([rec])["compared"] == 1

@@ -733,10 +733,8 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
                 if code >= 0:
                     pos = _emit(F, pos, write, i, code, n, s, c, s & 1, NO_FIELD, NAN, NAN)
             hold[s] &= ~_bit(c)
-            if cs == SPADE:
+            if cs == SPADE:  # a card outside the deck breaks spades by its own suit, as any card (RULES.md 4)
                 broken = True
-            elif foreign:
-                maybe_broken = True  # the card the log lost may have been a spade
             # Deck.winner_index: the first card of the highest power among trumps and the suit led
             if cs == SPADE or cs == led:
                 key = np.int64(power[c])
@@ -802,7 +800,7 @@ def _check_taken(i, nt, complete, ends_short, short_trick, short_seat, has_taken
                 continue
             low = True
             pos = _emit(F, pos, write, i, TRICKS_TAKEN_MISMATCH, 0, s, NO_CARD, s & 1, F_TAKEN, v, taken[s])
-        if not complete and not low and total != 13:
+        if not low and total != 13:  # a record leaving a seat out, whether or not the play is complete
             pos = _emit(F, pos, write, i, TRICKS_TAKEN_MISMATCH, 0, NO_SEAT, NO_CARD, NO_SEAT, F_TAKEN, total, 13)
         if not complete:
             for s in range(4):

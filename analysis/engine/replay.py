@@ -370,10 +370,8 @@ class PlayState:
             if card in hand:
                 hand.remove(card)
         self._played[card] = self._trick_no
-        if cs == SPADE:
+        if cs == SPADE:  # a card outside the deck breaks spades by its own suit, as any card (RULES.md 4)
             self._broken = True
-        elif foreign:
-            self._maybe_broken = True  # the card the log lost may have been a spade
         trick.append(card)
         if len(trick) == 4:
             return self._finish()
@@ -1049,21 +1047,20 @@ def replay_hand(
                     expected=won,
                 )
             )
-        if not complete:
-            total = sum(rec_taken)
-            if not low and total != 13:
-                shown = " ".join(f"{s} {'-' if taken_rec[s] is None else taken_rec[s]}" for s in SEATS)
-                findings.append(
-                    Finding(
-                        code=TRICKS_TAKEN_MISMATCH,
-                        game_id=gid,
-                        hand=h,
-                        message=f"{where(h)}: tricks taken recorded as {shown}, which add up to {total}, not 13",
-                        field="taken",
-                        recorded=total,
-                        expected=13,
-                    )
+        total = sum(rec_taken)
+        if not low and total != 13:  # RULES.md 7: "or do not add up to 13" (a record leaving a seat out)
+            shown = " ".join(f"{s} {'-' if taken_rec[s] is None else taken_rec[s]}" for s in SEATS)
+            findings.append(
+                Finding(
+                    code=TRICKS_TAKEN_MISMATCH,
+                    game_id=gid,
+                    hand=h,
+                    message=f"{where(h)}: tricks taken recorded as {shown}, which add up to {total}, not 13",
+                    field="taken",
+                    recorded=total,
+                    expected=13,
                 )
+            )
         for_score = replayed if complete else rec_taken
     else:
         for_score = replayed
