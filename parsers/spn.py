@@ -91,9 +91,9 @@ warning (for ``Event``, ``Date``, ``Table``, ``Round``).
 Writing: :func:`dump` writes, per game, a header block of game-level tags, then
 one block per hand in a fixed tag order; game-level values that change within a
 game are written in the hand's block.  Reading what :func:`dump` wrote gives the
-same records (``JSONL -> SPN -> JSONL`` is lossless): a deal whose seats list their
-cards in another order than PBN's (S H D C, then jokers) gets a ``DealOrder`` tag
-beside its ``Deal``.
+same records (``JSONL -> SPN -> JSONL`` is lossless): ``Deal`` lists each seat's cards
+as PBN does (S H D C, ace down, then jokers), and a deal recorded in another order
+gets a ``DealOrder`` tag beside it.
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ from typing import IO, Any
 import orjson
 
 from spadework.parsers import jsontext
-from spadework.parsers.cards import CardError, format_pbn_deal, parse_card, parse_pbn_deal, spellings
+from spadework.parsers.cards import CardError, format_pbn_deal, parse_card, parse_pbn_deal, sort_cards, spellings
 from spadework.parsers.io import decode, iter_lines, iter_text_lines, raw_text
 from spadework.parsers.jsonl import KNOWN_KEYS, record_from_obj, record_to_obj
 from spadework.parsers.model import HandRecord, LoadError
@@ -856,7 +856,9 @@ class _Writer:
         if before:
             lines.append(" ".join(before))
         if rec.deal is not None:
-            text = format_pbn_deal({s: rec.deal[s] for s in SEATS}, Seat.N)
+            # each seat's cards as PBN lists them (suits S H D C, ace down, jokers last), so the tag
+            # reads as a person expects; DealOrder keeps a recorded order that differs
+            text = format_pbn_deal({s: None if rec.deal[s] is None else sort_cards(rec.deal[s]) for s in SEATS}, Seat.N)
             lines.append(_tag("Deal", text))
             pbn = parse_pbn_deal(text)
             moved = [s for s in SEATS if list(rec.deal[s] or ()) != list(pbn[s] or ())]

@@ -141,7 +141,12 @@ def test_deal_order_gives_the_order_the_deal_tag_cannot():
     block = '[Hand "1"] [Dealer "N"] [Bids ""]\n[Deal "N:AK.2..3 - Q... -"]\n[DealOrder "N 3c 2H KS AS"]'
     (rec,) = items(HEAD + block + "\n")
     assert rec.deal == (("3C", "2H", "KS", "AS"), (), ("QS",), ())
-    assert "[DealOrder \"N 3C 2H KS AS\"]" in spn.dumps([rec])
+    text = spn.dumps([rec])
+    assert '[Deal "N:AK.2..3 ... Q... ..."]' in text and "[DealOrder \"N 3C 2H KS AS\"]" in text
+    # ranks written out of order in [Deal] are listed ace down when written again (PBN's look)
+    (odd,) = items(HEAD + '[Hand "1"] [Dealer "N"] [Bids ""]\n[Deal "N:2A.2..3 - - -"]\n')
+    assert odd.deal[0] == ("2S", "AS", "2H", "3C")
+    assert '[Deal "N:A2.2..3 ... ... ..."]\n[DealOrder "N 2S AS 2H 3C"]' in spn.dumps([odd])
     plain = items(HEAD + '[Hand "1"] [Dealer "N"] [Bids ""]\n[Deal "N:AK.2..3 - Q... -"]\n')[0]
     assert plain.deal[0] == ("AS", "KS", "2H", "3C") and "DealOrder" not in spn.dumps([plain])
 
