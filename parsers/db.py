@@ -85,6 +85,10 @@ def ensure_storage(con: duckdb.DuckDBPyConnection) -> None:
         "SELECT count(*) FROM duckdb_views() WHERE database_name = current_database() AND view_name = 'plays'"
     ).fetchall()[0][0] == 0:
         create_storage(con)
+    if layout == "empty":
+        from spadework.parsers.state import start_state
+
+        start_state(con)  # a new database: loaded by nothing and checked by nothing (until a check says so)
 
 
 class NotADatabase(ValueError):

@@ -74,6 +74,12 @@ def _ensure(con) -> None:
         con.execute(f"INSERT INTO {STATE_TABLE} VALUES (0, NULL)").fetchall()
 
 
+def start_state(con) -> None:
+    """Give a database its state row where it has none (a new database: never loaded, never
+    checked), so a reader of one that no check completed on is told so (:func:`derived_state`)."""
+    _ensure(con)
+
+
 def mark_loaded(con) -> int:
     """Record that the loaded tables change; call it inside the loading transaction.
 
@@ -145,8 +151,10 @@ def derived_state(con) -> str:
     check has filled them, ``"stale"`` when a load came after the last completed check,
     ``"outdated"`` when an older spadework wrote them (a column is missing).
 
-    Cheap (a few metadata-sized queries); works on a read-only connection.  A database holding
-    no hands and no derived rows is fresh.
+    Cheap (a few metadata-sized queries); works on a read-only connection.  A database that no
+    check has completed on is ``missing`` even when it holds no hands (a load that read nothing,
+    a validate stopped with Ctrl-C): a report from it would read as "clean".  One with no state
+    row (built by hand) holding no hands and no derived rows is fresh.
     """
     objs = _objects(con)
     if "hands" not in objs:
@@ -157,8 +165,6 @@ def derived_state(con) -> str:
     if _lacks_columns(con):
         return OUTDATED
     derived_rows = sum(_one(con, f"SELECT count(*) FROM (SELECT 1 FROM {t} LIMIT 1)") for t in DERIVED)
-    if hands == 0 and derived_rows == 0:
-        return FRESH
     if STATE_TABLE in objs:
         rows = con.execute(f"SELECT loaded_generation, checked_generation FROM {STATE_TABLE}").fetchall()
         if rows:
@@ -167,6 +173,8 @@ def derived_state(con) -> str:
                 return MISSING
             return STALE if checked < loaded else FRESH
     # no state row: a database from before this table, or built by hand; judge by the contents
+    if hands == 0 and derived_rows == 0:
+        return FRESH
     if _one(con, "SELECT count(*) FROM games") == 0:
         return MISSING
     uncovered = _one(
@@ -213,4 +221,5 @@ __all__ = [
     "mark_checked",
     "mark_loaded",
     "require_checked",
+    "start_state",
 ]

@@ -212,9 +212,33 @@ def test_a_database_from_before_the_state_table_is_judged_by_its_contents():
     assert derived_state(con) == MISSING
 
 
-def test_an_empty_database_is_fresh():
+def test_a_new_database_is_missing_its_check_until_one_runs(tmp_path):
+    """A database no check has completed on is not "clean", even with no hands: a load that read
+    nothing (a missing file) or a validate stopped by Ctrl-C left one, and report then said
+    "0 findings" with exit 0.  Once checked, an empty database is fresh; one built by hand with
+    no state row and no rows is fresh too."""
+    from spadework.analysis.engine.checker import check_db
+    from spadework.parsers.schema import create_tables
+
     con = db.connect()
+    assert derived_state(con) == MISSING
+    check_db(con)
     assert derived_state(con) == FRESH
+    by_hand = duckdb.connect()
+    create_tables(by_hand)
+    assert derived_state(by_hand) == FRESH
+
+    path = tmp_path / "x.duckdb"
+    r = runner.invoke(app, ["load", str(tmp_path / "nothing-here.jsonl"), "--db", str(path)])
+    assert r.exit_code == 2
+    r = runner.invoke(app, ["report", "--db", str(path), "--out", str(tmp_path / "r")])
+    assert r.exit_code == 2 and "has not been checked" in r.output
+    for command in (["stats", "--db", str(path)], ["standings", "--db", str(path)]):
+        r = runner.invoke(app, command)
+        assert r.exit_code == 2 and "has not been checked" in r.output, (command, r.output)
+    assert runner.invoke(app, ["check", "--db", str(path)]).exit_code == 0
+    r = runner.invoke(app, ["report", "--db", str(path), "--out", str(tmp_path / "r")])
+    assert r.exit_code == 0, r.output
 
 
 # --- 6. safe CSV output ----------------------------------------------------------------------------
