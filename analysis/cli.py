@@ -39,7 +39,16 @@ bad usage.  Commands that present a checked database (standings, stats, judge-bi
 """
 
 app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=False, rich_markup_mode=None)
-out = Console(highlight=False, soft_wrap=True)
+def _page_width() -> int | None:
+    """Standard output's width for tables: the terminal's (rich's own choice, or ``COLUMNS``), and
+    for a file or a pipe, wide enough that a table keeps its natural width (rich would lay it out at
+    80 columns, wrapping names a few letters a line, in standings saved to a file)."""
+    if os.environ.get("COLUMNS") or sys.stdout.isatty():
+        return None
+    return 200
+
+
+out = Console(highlight=False, soft_wrap=True, width=_page_width())
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 PathsArg = Annotated[list[Path], typer.Argument(help="Log files or folders (read recursively).", show_default=False)]

@@ -321,3 +321,18 @@ def _club_con():
     con = db.connect()
     db.load_files(con, CLUB[:2])
     return con
+
+
+def test_standings_saved_to_a_file_keep_their_columns(tmp_path):
+    """Standings written to a file or a pipe were laid out at 80 columns, wrapping names and
+    headers a few letters a line ("Partnersh / ip"); off a terminal the tables keep their width."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    out = subprocess.run([sys.executable, "-m", "spadework.analysis.cli", "standings", *map(str, CLUB)],
+                         capture_output=True, text=True, env=env, check=True).stdout
+    assert " Partnership " in out and "Partnersh\n" not in out
+    game_rows = [line for line in out.splitlines() if line.startswith("cn-0314-t4")]
+    assert len(game_rows) == 1 and "mo & oli" in game_rows[0] and "ned & pat" in game_rows[0]
