@@ -40,8 +40,9 @@ Writing (:func:`dump`) is lossy by nature: a sheet holds no deal, no play and no
 extension keys (the optional ``*_score_before``/``*_bags_before`` and ``winner`` columns
 keep a mid-game start and the result), and only one bid
 per seat (the first, and not the order the bids were made in); taken is written only
-where recorded (it is not worked out from the play).  Text cells lose their surrounding
-spaces on reading, and :func:`dump` writes a line break inside a name as a space.
+where recorded (it is not worked out from the play).  :func:`dump` writes a line break inside a
+name as a space (a row is one line).  Reading trims the spaces around a cell (hand-typed sheets
+put them after commas), except in a cell marked with ``'`` (below).
 
 Spreadsheet safety: a cell that a spreadsheet would run as a formula (it starts with ``=``,
 ``+``, ``-``, ``@``, a tab or a carriage return and is not a number) is written with a leading
@@ -50,7 +51,8 @@ such as ``=HYPERLINK(...)`` or ``-x-`` survive a round trip exactly.  To keep th
 name that really starts with ``'``, the rule counts the quotes: a cell that is quotes followed by
 such a character gets one more quote on writing (``'=x`` is written ``''=x``) and loses one on
 reading; a cell starting with a quote followed by anything else (``'bob``) is written and read
-as it is.  See :func:`protect_cell` and :func:`unprotect_cell`.
+as it is.  A name with spaces or tabs at either end (`` ana``) is marked the same way, so reading
+keeps them.  See :func:`protect_cell` and :func:`unprotect_cell`.
 """
 
 from __future__ import annotations
@@ -104,25 +106,42 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 """First characters that make a spreadsheet read a cell as a formula (OWASP's CSV injection list)."""
 
 _QUOTED_FORMULA = re.compile("'*[=+\\-@\t\r]")
+_QUOTED_SPACE = re.compile("'*\\s|.*\\s\\Z", re.DOTALL)
+"""A cell with white space at either end (after any leading quotes): a reader strips cells, so the
+writer marks these with ``'`` too, and the name keeps its spaces and tabs."""
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
+def _marked(text: str) -> bool:
+    """Whether :func:`protect_cell` puts a ``'`` in front of ``text``."""
+    return bool((_QUOTED_FORMULA.match(text) and not _NUMBER.fullmatch(text)) or _QUOTED_SPACE.match(text))
+
+
 def protect_cell(text: str) -> str:
-    """``text`` as a CSV cell a spreadsheet will not run: ``'`` in front of a cell that starts (after any
-    quotes) with ``=``, ``+``, ``-``, ``@``, tab or CR and is not a number (``-70`` stays as it is).
+    """``text`` as a CSV cell a spreadsheet will not run and a reader will not change: ``'`` in front of a
+    cell that starts (after any quotes) with ``=``, ``+``, ``-``, ``@``, tab or CR and is not a number
+    (``-70`` stays as it is), or that has white space at either end (a reader strips cells).
     :func:`unprotect_cell` undoes it exactly."""
-    if _QUOTED_FORMULA.match(text) and not _NUMBER.fullmatch(text):
-        return "'" + text
-    return text
+    return "'" + text if _marked(text) else text
+
+
+class _Exact(str):
+    """A cell read back from :func:`protect_cell`'s form: its text exactly, not to be stripped."""
 
 
 def unprotect_cell(text: str) -> str:
     """A cell as written by :func:`protect_cell` back to its text: one leading ``'`` is dropped when what
-    follows is quotes and then ``=``, ``+``, ``-``, ``@``, tab or CR (``'=SUM(A1)`` -> ``=SUM(A1)``,
-    ``''=x`` -> ``'=x``); any other cell is returned as it is (``'bob`` stays ``'bob``)."""
-    if text.startswith("'") and _QUOTED_FORMULA.match(text, 1):
-        return text[1:]
+    follows would have been marked (``'=SUM(A1)`` -> ``=SUM(A1)``, ``''=x`` -> ``'=x``, ``' ana`` ->
+    `` ana``); any other cell is returned as it is (``'bob`` stays ``'bob``)."""
+    if text.startswith("'") and _marked(text[1:]):
+        return _Exact(text[1:])
     return text
+
+
+def _text(cell: str) -> str:
+    """A text cell's value: stripped (hand-typed sheets put spaces after commas), unless it was
+    written marked (:func:`protect_cell`), which keeps it exactly."""
+    return cell if isinstance(cell, _Exact) else cell.strip()
 
 
 def _whole(text: str, column: str) -> int:
@@ -148,7 +167,7 @@ def record_from_row(row: Mapping[str, str], source_file: str | None = None, sour
     ``bid_E 'x' is not a bid (...)``, ``game_id is empty``.
     """
     cell = {k: (v or "") for k, v in row.items()}
-    game_id = cell["game_id"].strip()
+    game_id = _text(cell["game_id"])
     if not game_id:
         raise _RowError("game_id is empty")
     if not cell["hand"].strip():
@@ -167,13 +186,13 @@ def record_from_row(row: Mapping[str, str], source_file: str | None = None, sour
     obj: dict[str, Any] = {"game_id": game_id, "hand": hand, "dealer": str(dealer)}
     for key in ("event", "date", "table", "round"):
         if cell.get(key, "").strip():
-            obj[key] = cell[key].strip()
+            obj[key] = _text(cell[key])
     if cell.get("rules", "").strip():
         try:
             obj["rules"] = parse_rules_text(cell["rules"].strip())
         except ValueError as exc:
             raise _RowError(f"rules {exc}") from None
-    obj["players"] = {s: (cell[f"player_{s}"].strip() or None) for s in "NESW"}
+    obj["players"] = {s: (_text(cell[f"player_{s}"]) if cell[f"player_{s}"].strip() else None) for s in "NESW"}
 
     bids = []
     for seat in dealer.left.clockwise():
@@ -218,7 +237,7 @@ def record_from_row(row: Mapping[str, str], source_file: str | None = None, sour
         if column in KNOWN_KEYS:
             ignored.append(column)
         else:
-            obj[column] = text.strip()
+            obj[column] = _text(text)
     rec = record_from_obj(obj, source_file, source_line)
     notes = tuple(f"unknown column '{k}' kept as an extension" for k in rec.extras if not k.startswith("x_"))
     notes += tuple(f"column '{c}' is not a score-sheet column; its cell was ignored" for c in ignored)

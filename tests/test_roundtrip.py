@@ -66,7 +66,7 @@ def test_jsonl_to_spn_to_jsonl_is_lossless(records):
 
 def _sheet_projection(rec: HandRecord) -> HandRecord:
     """What a score sheet keeps of a record: bids in order from the dealer's left (one per seat),
-    taken, score, score and bags before, winner, rules and metadata; names and ids trimmed."""
+    taken, score, score and bags before, winner, rules and metadata."""
     order = {s: i for i, s in enumerate(rec.dealer.left.clockwise())}
     firsts = {}
     for b in rec.bids:
@@ -80,10 +80,12 @@ _TRIMMED = st.text(st.characters(exclude_categories=("Cs", "Zs", "Cc", "Zl", "Zp
 
 
 def _sheet_text(text: str | None) -> str | None:
-    """A text cell after a trip through the sheet: line breaks written as spaces, then trimmed."""
+    """A text cell after a trip through the sheet: line breaks written as spaces; kept exactly (spaces
+    at either end too), or none when only white space is left."""
     if text is None:
         return None
-    return text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ").strip() or None
+    cell = text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    return cell if cell.strip() else None
 
 
 @FAST

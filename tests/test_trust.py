@@ -285,13 +285,22 @@ def test_convert_to_csv_writes_no_live_formula(tmp_path):
 
 @pytest.mark.parametrize(
     "name",
-    ["'=already quoted", "''=twice", "'bob", "'", "''", "-70", "+5", "-1.5e3", "=", "@", "a=b", "'-", "\t=x", "'\ttab"],
+    ["'=already quoted", "''=twice", "'bob", "'", "''", "-70", "+5", "-1.5e3", "=", "@", "a=b", "'-", "\t=x", "'\ttab",
+     "\tTabby", " spacey ", "trailing ", "' x", "x\t"],
 )
 def test_names_round_trip_through_the_score_sheet(name):
-    rec = _record_with({"N": name, "E": "x", "S": "y", "W": "z"})
+    """Exactly, spaces and tabs at either end included (the README's promise; they were trimmed)."""
+    rec = _record_with({"N": name, "E": "x", "S": "y", "W": "z"}, event=name)
     text = scoresheet.dumps([rec])
     (back,) = list(scoresheet.loads(text))
-    assert back.players[0] == name.strip()  # the sheet trims surrounding spaces and tabs, as documented
+    assert (back.players[0], back.event) == (name, name)
+
+
+def test_a_hand_typed_sheet_still_has_its_cells_trimmed():
+    head = ",".join(scoresheet.REQUIRED_COLUMNS)
+    row = " g1 , 1 , N , ana ,bo,cy,di,3,3,3,3,3,3,4,3,,,,,,"
+    (rec,) = list(scoresheet.loads(head + "\n" + row + "\n"))
+    assert (rec.game_id, rec.players[0], rec.hand) == ("g1", "ana", 1)
 
 
 @settings(max_examples=300, deadline=None)
