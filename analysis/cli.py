@@ -482,7 +482,7 @@ def simulate(
             bar.stage(f"writing {len(records):,} hands")
             hands, rows = write_season(records, out_path, fmt=out_fmt, faults=planted if faults > 0 else None)
     except (RulesError, ValueError, OSError) as exc:
-        err.print(f"error: {exc}")
+        err.print(f"error: {_os_error_text(exc) if isinstance(exc, OSError) else exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
     out.print(
         f"Wrote {_n(games, 'game')} ({_n(hands, 'hand')}) to {out_path}"
@@ -742,7 +742,7 @@ def solve(
 
             stream = sys.stdin.buffer if str(positions) == "-" else open_binary(positions)
         except OSError as exc:
-            err.print(f"error: {exc}")
+            err.print(f"error: {_os_error_text(exc)}")
             raise typer.Exit(EXIT_BAD_INPUT) from None
         items = batch.solve_lines(stream, source="<stdin>" if str(positions) == "-" else str(positions))
     bad = 0

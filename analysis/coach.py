@@ -47,8 +47,6 @@ def open_database(
     sentence naming ``spadework check``) when the database was loaded after its last check or
     never checked; the sample season's database is rebuilt instead.
     """
-    import duckdb
-
     p = Path(path)
     if sample.is_sample_db(p):
         try:  # the sample's database is built from its log on first use
@@ -58,7 +56,9 @@ def open_database(
     candidates = [p] if p.is_absolute() or not search_parents else [d / p for d in (Path.cwd(), *Path.cwd().parents)]
     for c in candidates:
         if c.is_file():
-            con = duckdb.connect(str(c), read_only=True)
+            from spadework.parsers.db import connect
+
+            con = connect(str(c), read_only=True)  # refuses a log or another tool's DuckDB file with a sentence
             try:
                 require_checked(con, os.fspath(path) if c == candidates[0] else str(c))
             except NotChecked:

@@ -90,7 +90,7 @@ def convert_file(
 
     # a reader that goes away (`convert LOG - --to spn | head`): the rest is thrown away and the
     # conversion runs to its end, so the exit status is what it would have been
-    with io.TextIOWrapper(ReaderGone(raw), encoding="utf-8", newline="") as fp:
+    with io.TextIOWrapper(ReaderGone(raw, "standard output" if to_stdout else None), encoding="utf-8", newline="") as fp:
         written = writer.dump(records(), fp)
     return written, errors
 

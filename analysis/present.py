@@ -407,9 +407,18 @@ class ReaderGone:
     its reader has gone (`spadework validate ... | head -1`), throws the rest away instead of
     failing, so the command finishes and exits with the status it would have given."""
 
-    def __init__(self, stream) -> None:
+    def __init__(self, stream, label: str | None = None) -> None:
         self._stream = stream
         self.gone = False
+        name = getattr(stream, "name", None)
+        # how an error writing it names it (a full disk: "standard output: no space left on device")
+        self.label = label or ({"<stdout>": "standard output", "<stderr>": "standard error"}.get(name, name) if isinstance(name, str) else None)
+
+    def _named(self, exc: OSError) -> OSError:
+        """``exc`` with this stream's name when it carries none."""
+        if exc.filename is None and self.label is not None:
+            return OSError(exc.errno, exc.strerror or str(exc), self.label)
+        return exc
 
     def _lost(self) -> None:
         if not self.gone:
@@ -426,12 +435,16 @@ class ReaderGone:
         except BrokenPipeError:
             self._lost()
             return len(text)
+        except OSError as exc:
+            raise self._named(exc) from exc
 
     def flush(self) -> None:
         try:
             self._stream.flush()
         except BrokenPipeError:
             self._lost()
+        except OSError as exc:
+            raise self._named(exc) from exc
 
     def close(self) -> None:
         try:
@@ -439,6 +452,8 @@ class ReaderGone:
         except BrokenPipeError:  # what was still buffered: its reader has gone
             self._lost()
             self._stream.close()
+        except OSError as exc:
+            raise self._named(exc) from exc
 
     def __getattr__(self, name: str):
         return getattr(self._stream, name)

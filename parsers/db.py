@@ -129,15 +129,22 @@ def connect(path: str | os.PathLike[str] | None = None, read_only: bool = False)
     plain layout (before the stored layout, or by hand) is converted when ``read_only`` is false
     (:func:`convert_plain`); read-only, it is read as it is.  Raises :class:`NotADatabase` for a
     file that is not a DuckDB database (DuckDB would open a log or a CSV as an empty database in
-    memory and keep nothing), or a DuckDB file whose tables of spadework's names lack their key
-    columns; DuckDB's own errors for a file it cannot open (locked, unreadable).
+    memory and keep nothing; an empty file too), or a DuckDB file whose tables of spadework's names
+    lack their key columns; DuckDB's own errors for a file it cannot open (locked, unreadable).
+    A new database's folder is made when it does not exist.
     """
     target = ":memory:" if path is None else os.fspath(path)
-    if target != ":memory:" and os.path.isfile(target) and os.path.getsize(target) > 0:
+    if target != ":memory:" and os.path.isfile(target):
         with open(target, "rb") as f:
             head = f.read(12)
+        if not head:
+            raise NotADatabase(f"{target} is an empty file, not a DuckDB database (give --db a new file name, or delete it)")
         if head[8:12] != _DUCKDB_MAGIC:
             raise NotADatabase(f"{target} is not a DuckDB database (is it a log? give --db a new file name)")
+    elif target != ":memory:" and not read_only:
+        folder = os.path.dirname(os.path.abspath(target))
+        if not os.path.isdir(folder):  # a new database in a new folder: make the folder, as report does
+            os.makedirs(folder, exist_ok=True)
     con = duckdb.connect(target, read_only=read_only)
     try:
         _refuse_foreign(con, target)

@@ -217,3 +217,37 @@ def test_stats_outside_a_checkout_says_to_give_a_database(tmp_path):
     # the default database is the sample season's, which only a checkout of spadework has
     line = one_error_line(spadework("stats", cwd=tmp_path))
     assert "no database given, and the sample season (data/sample/season.jsonl" in line and "give --db FILE" in line
+
+
+def test_a_database_path_that_cannot_be_one_is_a_sentence(tmp_path, small_log):
+    """--db on an empty file (a touched name, or an emptied log), on another tool's DuckDB file read by
+    stats, and writing a full standard output: one sentence naming the file, never DuckDB's or
+    Python's raw text ("Cannot launch in-memory database in read-only mode", "[Errno 28]")."""
+    import duckdb
+
+    empty = tmp_path / "empty.duckdb"
+    empty.write_bytes(b"")
+    for args in (["check", "--db", empty], ["load", small_log, "--db", empty], ["stats", "--db", empty]):
+        line = one_error_line(spadework(*args))
+        assert f"{empty.name} is an empty file, not a DuckDB database" in line, line
+    other = tmp_path / "other.duckdb"
+    c = duckdb.connect(str(other))
+    c.execute("CREATE TABLE hands (x INTEGER)")
+    c.close()
+    line = one_error_line(spadework("stats", "--db", other))
+    assert "is not a spadework database" in line, line
+    # a new database in a folder that does not exist yet: the folder is made
+    proc = spadework("validate", small_log, "--db", tmp_path / "new" / "x.duckdb")
+    assert proc.returncode in (0, 1) and (tmp_path / "new" / "x.duckdb").is_file(), proc.stderr
+    for args in (["simulate", "--out", tmp_path / "nodir" / "x.jsonl", "--games", "1", "-q"], ["solve", tmp_path / "none.jsonl"]):
+        line = one_error_line(spadework(*args))
+        assert "[Errno" not in line and "no such file or directory" in line, line
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_standard_output_is_named(small_log):
+    for args in (["validate", small_log], ["convert", small_log, "-", "--to", "jsonl"]):
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run([sys.executable, "-m", "spadework.analysis.cli", *map(str, args)],
+                                  stdout=full, stderr=subprocess.PIPE, text=True)
+        assert proc.returncode == 2 and "error: standard output: no space left on device" in proc.stderr, proc.stderr
