@@ -514,3 +514,16 @@ def test_two_thousand_games_with_faults_found_exactly():
 def test_five_hundred_games_per_preset_with_faults_found_exactly(rules):
     records, faults = simulate_season(12, 500, 2027, rules, 0.05)
     assert_exact(records, faults)
+
+
+def test_the_shipped_sample_is_what_its_recipe_writes(tmp_path):
+    """data/README.md gives the command that wrote data/sample; the season and its sidecar of planted
+    faults must be exactly what it writes now (the sidecar had gone stale when faults learned to name
+    the score sheet among their formats)."""
+    recipe = next(line for line in (ROOT / "data" / "README.md").read_text().splitlines()
+                  if line.startswith("spadework simulate") and "data/sample/season.jsonl" in line)
+    args = recipe.split()[2:]
+    args[args.index("--out") + 1] = str(tmp_path / "season.jsonl")
+    subprocess.run([sys.executable, "-m", "spadework.analysis.cli", "simulate", *args, "-q"], check=True)
+    for name in ("season.jsonl", "season.jsonl.faults.jsonl"):
+        assert (tmp_path / name).read_bytes() == (ROOT / "data" / "sample" / name).read_bytes(), name
