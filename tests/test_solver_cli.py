@@ -193,3 +193,18 @@ def test_solve_names_the_file_and_line_of_a_bad_position(tmp_path):
         f"error: {f}:2: no 'leader'",
         f"error: {f}:3: the current trick has 5 cards; at most 3 are played before it is won",
     ]
+
+
+def test_solve_an_empty_file_or_bad_bytes_is_an_error_that_says_so(tmp_path):
+    """Every other command refuses a file with nothing to read (exit 2); solve printed nothing and
+    exited 0.  Bytes that are not UTF-8 are named as such, not in orjson's words."""
+    empty = tmp_path / "e.jsonl"
+    empty.write_text("\n  \n")
+    r = run("solve", empty)
+    assert r.exit_code == 2 and f"{empty} holds no positions" in r.output
+    latin = tmp_path / "l.jsonl"
+    latin.write_bytes(json.dumps(GOOD).encode() + b"\n" + b'{"deal": "caf\xe9"}\n')
+    r = run("solve", latin, "--json")
+    assert r.exit_code == 2
+    lines = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
+    assert lines[0]["tricks"] == {"NS": 2, "EW": 0} and "invalid UTF-8 at byte 14" in lines[1]["error"], lines[1]

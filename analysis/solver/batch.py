@@ -40,8 +40,12 @@ class SolveLine:
 def solve_lines(lines: Iterable[str | bytes], solver: Solver | None = None, source: str | None = None) -> Iterator[SolveLine]:
     """Solve one JSON position per line (blank lines and a leading UTF-8 byte-order mark skipped; see
     :func:`~spadework.analysis.solver.position.position_from_json` for the keys).  An error names
-    its line as ``SOURCE:N:`` when ``source`` (the file's name) is given, else as ``line N:``."""
+    its line as ``SOURCE:N:`` when ``source`` (the file's name) is given, else as ``line N:``; input
+    with no position at all (empty, or blank lines) is one error (line 0)."""
+    from spadework.parsers.io import decode
+
     solver = solver or shared_solver()
+    seen = False
     for n, raw in enumerate(lines, 1):
         where = f"{source}:{n}:" if source is not None else f"line {n}:"
         text = raw.strip()
@@ -49,10 +53,16 @@ def solve_lines(lines: Iterable[str | bytes], solver: Solver | None = None, sour
             text = text[3:] if isinstance(text, bytes) and text.startswith(b"\xef\xbb\xbf") else text.lstrip("\ufeff") if isinstance(text, str) else text
         if not text:
             continue
+        seen = True
         try:
+            if isinstance(text, bytes):
+                text = decode(text)  # "invalid UTF-8 at byte N", not orjson's own wording
             obj = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
             yield SolveLine(n, error=f"{where} not JSON ({exc})")
+            continue
+        except ValueError as exc:
+            yield SolveLine(n, error=f"{where} {exc}")
             continue
         try:
             pos, nil = position_from_json(obj)
@@ -61,6 +71,8 @@ def solve_lines(lines: Iterable[str | bytes], solver: Solver | None = None, sour
             yield SolveLine(n, error=f"{where} {exc}")
             continue
         yield SolveLine(n, pos, sol)
+    if not seen:
+        yield SolveLine(0, error=f"{source or 'the input'} holds no positions (one JSON position a line)")
 
 
 def solve_deal(
