@@ -841,6 +841,9 @@ def log_files(
             continue
         path = readable_again(path)  # a pipe (/dev/stdin) is read once, into a file read as often as needed
         file_fmt = fmt
+        if not path.exists():  # a link whose target is gone: formats.load names it in load_errors
+            yield path, source, file_fmt
+            continue
         if file_fmt is None:
             try:
                 file_fmt = formats.detect(path)

@@ -117,6 +117,9 @@ def load(path: str | os.PathLike[str], fmt: str | None = None, source: str | Non
     unknown format) yields one :class:`LoadError` at line 0 instead of raising.
     """
     src = source or os.fspath(path)
+    if os.path.islink(path) and not os.path.exists(path):
+        yield LoadError(src, 0, f"a link to {os.readlink(path)}, which does not exist", "")
+        return
     try:
         fmt = fmt or detect(path)
         mod = module(fmt)

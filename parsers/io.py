@@ -349,7 +349,9 @@ def _files_under(folder: Path) -> list[Path]:
     for top, dirs, names in os.walk(folder, followlinks=False):  # listing errors are ignored
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         found.extend(Path(top) / n for n in names if not n.startswith("."))
-    return sorted((p for p in found if p.is_file()), key=_parts)  # Path's own order, without a Python __lt__ per comparison
+    # a link whose target is gone stays in (its load names it), never dropped without a word
+    keep = (p for p in found if p.is_file() or (p.is_symlink() and not p.exists()))
+    return sorted(keep, key=_parts)  # Path's own order, without a Python __lt__ per comparison
 
 
 _SPOOL: dict[str, Path] = {}

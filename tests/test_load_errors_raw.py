@@ -92,3 +92,19 @@ def test_hand_already_loaded_from_another_file_keeps_its_text(tmp_path, load):
     assert len(rows) == 1, rows
     assert rows[0][1:] == (2, rows[0][2], again) and "is already loaded from" in rows[0][2]
     assert rows[0][0].endswith("b.jsonl")
+
+
+def test_a_link_to_a_missing_file_inside_a_folder_is_a_load_error(tmp_path, load):
+    """A folder's broken link was passed over without a word (the walk kept files only); like any
+    file that cannot be read, it is a load error naming it, and the folder's other logs load."""
+    import os
+
+    (tmp_path / "good.jsonl").write_text(spaced(obj(1)) + "\n")
+    os.symlink(tmp_path / "gone" / "x.jsonl", tmp_path / "broken.jsonl")
+    os.symlink(tmp_path / "gone" / "y", tmp_path / "broken-no-extension")
+    con = connect(None)
+    load(con, [tmp_path])
+    rows = sorted(con.execute("SELECT source_file, source_line, message FROM load_errors").fetchall())
+    assert [(os.path.basename(f), line) for f, line, _ in rows] == [("broken-no-extension", 0), ("broken.jsonl", 0)]
+    assert all("which does not exist" in m for _, _, m in rows)
+    assert con.execute("SELECT count(*) FROM hands").fetchone()[0] == 1
