@@ -51,7 +51,7 @@ def _page_width() -> int | None:
 out = Console(highlight=False, soft_wrap=True, width=_page_width())
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
-PathsArg = Annotated[list[Path], typer.Argument(help="Log files or folders (read recursively).", show_default=False)]
+PathsArg = Annotated[list[Path], typer.Argument(help="Log files or folders (read recursively).", show_default=False, metavar="LOGS")]
 DbOpt = Annotated[Optional[Path], typer.Option("--db", help="DuckDB database file (created if missing).")]
 RulesOpt = Annotated[
     Optional[str],
@@ -416,8 +416,8 @@ def _dask_errors():
 
 @app.command()
 def convert(
-    source: Annotated[Path, typer.Argument(help="A log in any readable format.", show_default=False)],
-    target: Annotated[Path, typer.Argument(help="The file to write; its extension (.jsonl, .spn, .csv, optionally .gz) picks the format; '-' writes to standard output (give --to).", show_default=False)],
+    source: Annotated[Path, typer.Argument(help="A log in any readable format.", show_default=False, metavar="IN")],
+    target: Annotated[Path, typer.Argument(help="The file to write; its extension (.jsonl, .spn, .csv, optionally .gz) picks the format; '-' writes to standard output (give --to).", show_default=False, metavar="OUT")],
     fmt: FormatOpt = None,
     to: Annotated[Optional[str], typer.Option("--to", help="Output format (jsonl, spn, csv) when the extension does not say.")] = None,
 ) -> None:
@@ -537,7 +537,7 @@ def _require_checked(con, db: Path) -> None:
 
 @app.command()
 def standings(
-    paths: Annotated[Optional[list[Path]], typer.Argument(help="Log files or folders (loaded and checked in memory); or --db.", show_default=False)] = None,
+    paths: Annotated[Optional[list[Path]], typer.Argument(help="Log files or folders (loaded and checked in memory); or --db.", show_default=False, metavar="LOGS")] = None,
     db: Annotated[Optional[Path], typer.Option("--db", help="A database filled by `spadework load` and `spadework check`.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print games, players and partnerships as JSON.")] = False,
     as_csv: Annotated[bool, typer.Option("--csv", help="Print one table (--table) as CSV (spreadsheet-safe).")] = False,
@@ -704,7 +704,7 @@ def judge_bids(
 
 @app.command()
 def solve(
-    positions: Annotated[Optional[Path], typer.Argument(help="JSON Lines file, one position per line ('-' = standard input).", show_default=False)] = None,
+    positions: Annotated[Optional[Path], typer.Argument(help="JSON Lines file, one position per line ('-' = standard input).", show_default=False, metavar="POSITIONS")] = None,
     deal: Annotated[Optional[str], typer.Option("--deal", help='One position typed by hand: a PBN deal "N:AKQ.JT3.984.A52 ..." (suits S.H.D.C; with --rules barmore or nyc a fifth group holds the jokers, B big and L little, e.g. "N:AK.Q.J.T.B ...").')] = None,
     leader: Annotated[Optional[str], typer.Option("--leader", help="With --deal: who led (or leads) the current trick.")] = None,
     trick: Annotated[Optional[str], typer.Option("--trick", help='With --deal: cards already played to this trick, e.g. "KH 2H".')] = None,
@@ -828,7 +828,9 @@ def bench(ctx: typer.Context) -> None:
 
     Options are the script's: --hands N, --reps R, --threads 1,2 ... (`spadework bench --help-script`).
     Results are printed; --record also appends them to tests/benchmarks/results.md (a tracked file:
-    record only runs made on a quiet machine).
+    record only runs made on a quiet machine).  The seasons it generates (about 1.5 GB for a million
+    hands, with their databases) are kept for the next run in $SPADEWORK_BENCH_CACHE, else
+    ~/.cache/spadework-bench: delete that folder to get the space back.
     """
     import importlib.util
 

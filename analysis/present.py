@@ -85,10 +85,7 @@ def print_grouped_rows(con, console: Console, table: str, title: str, names: lis
     groups = grouped_rows(con, table, names)
     console.print(title)
 
-    def row(f: str, line: int, msg: str) -> str:
-        # a parser's message may begin with the line the row already names (SPN's "line 5: ...")
-        same = f"line {line}: "
-        return f"{f}:{line}: {msg[len(same):] if msg.startswith(same) else msg}"
+    from spadework.parsers.model import located as row
 
     for g in groups[:limit]:
         if g["count"] == 1:

@@ -163,11 +163,18 @@ class LoadError:
     raw: str
 
     def __str__(self) -> str:
-        return f"{self.source_file}:{self.source_line}: {self.message}"
+        return located(self.source_file, self.source_line, self.message)
+
+
+def located(source_file: str, source_line: int, message: str) -> str:
+    """``file:line: message``, without the ``line N:`` a parser's message may begin with (SPN's and the
+    score sheet's name their line, which the prefix already gives)."""
+    same = f"line {source_line}: "
+    return f"{source_file}:{source_line}: {message[len(same):] if message.startswith(same) else message}"
 
 
 class RecordError(ValueError):
     """Raised by parsers for a record that cannot be read; the message is the reason a person reads."""
 
 
-__all__ = ["Bid", "HandRecord", "LoadError", "RecordError", "SCHEMA", "SEATS", "SIDES", "SideScore", "Trick"]
+__all__ = ["Bid", "HandRecord", "LoadError", "RecordError", "SCHEMA", "SEATS", "SIDES", "SideScore", "Trick", "located"]
