@@ -369,7 +369,10 @@ def _parse_line(raw: bytes, source: str, n: int) -> Item | None:
         try:
             obj = jsontext.loads(text)
         except orjson.JSONDecodeError as exc:
-            raise RecordError(f"not valid JSON ({_short_json_error(exc)})") from None
+            hint = ""
+            if "\x00" in text:  # UTF-16 read as UTF-8: every other byte is NUL
+                hint = "; the line holds NUL characters: is the file UTF-16 without a byte-order mark? Save it as UTF-8"
+            raise RecordError(f"not valid JSON ({_short_json_error(exc)}){hint}") from None
         return record_from_obj(obj, source, n, raw)
     except ValueError as exc:  # RecordError, CardError and decoding errors
         return LoadError(source, n, str(exc), raw_text(raw))

@@ -108,3 +108,14 @@ def test_a_link_to_a_missing_file_inside_a_folder_is_a_load_error(tmp_path, load
     assert [(os.path.basename(f), line) for f, line, _ in rows] == [("broken-no-extension", 0), ("broken.jsonl", 0)]
     assert all("which does not exist" in m for _, _, m in rows)
     assert con.execute("SELECT count(*) FROM hands").fetchone()[0] == 1
+
+
+def test_utf16_without_a_byte_order_mark_gets_a_hint(tmp_path, load):
+    """UTF-16 with a byte-order mark is read; without one every line is 'not valid JSON', which says
+    nothing of the cause: the message now names the NUL characters and the likely encoding."""
+    path = tmp_path / "u16.jsonl"
+    path.write_bytes((spaced(obj(1)) + "\n").encode("utf-16-le"))
+    con = connect(None)
+    load(con, [path])
+    (message,) = [m for (m,) in con.execute("SELECT message FROM load_errors WHERE source_line = 1").fetchall()]
+    assert message.startswith("not valid JSON") and "UTF-16 without a byte-order mark" in message
