@@ -332,6 +332,9 @@ def check(
     out.print(f"Checked {_n(games, 'game')}, {_n(hands, 'hand')}: {_n(total, 'finding')}")
     for code, n in counts:
         out.print(f"  {code:<24} {n:,}")
+    rejected = con.execute("SELECT count(*) FROM load_errors").fetchall()[0][0]
+    if rejected:  # not the check's to judge (load said so), but "0 findings" alone reads as all clear
+        out.print(f"Not checked: {_n(rejected, 'record')} rejected when loaded (the load_errors table)")
     raise typer.Exit(_exit_for_findings(con))
 
 

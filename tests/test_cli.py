@@ -106,8 +106,18 @@ def test_load_then_check(tmp_path):
     assert run("load", DATA / "club_night.jsonl", DATA / "club_night.spn", DATA / "scoresheet.csv", "--db", db).exit_code == 0
     r = run("check", "--db", db)
     assert r.exit_code == 1
-    assert "Checked 6 games, 29 hands: 2 findings" in r.output
+    assert "Checked 6 games, 29 hands: 2 findings" in r.output and "rejected when loaded" not in r.output
     assert run("check", "--db", tmp_path / "nope.duckdb").exit_code == 2
+
+
+def test_check_after_a_load_that_rejected_everything_says_so(tmp_path):
+    """'0 findings' alone, after a load whose every record was rejected, reads as all clear."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    db = tmp_path / "e.duckdb"
+    assert run("load", empty, "--db", db).exit_code == 2
+    r = run("check", "--db", db)
+    assert r.exit_code == 0 and "Not checked: 1 record rejected when loaded (the load_errors table)" in r.output
 
 
 @pytest.mark.parametrize("ext", ["jsonl", "spn", "jsonl.gz"])
