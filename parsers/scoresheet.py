@@ -141,7 +141,7 @@ def unprotect_cell(text: str) -> str:
 def _text(cell: str) -> str:
     """A text cell's value: stripped (hand-typed sheets put spaces after commas), unless it was
     written marked (:func:`protect_cell`), which keeps it exactly."""
-    return cell if isinstance(cell, _Exact) else cell.strip()
+    return str(cell) if isinstance(cell, _Exact) else cell.strip()  # str(): a plain str, not the marker type
 
 
 def _whole(text: str, column: str) -> int:
