@@ -324,7 +324,7 @@ def check(
     chosen = _engine(engine, con=con)
     _limit_memory(con, memory_limit, chosen)
     summary = _run_check(con, rules_spec, quiet, chosen)
-    from spadework.analysis.present import findings_by_code
+    from spadework.analysis.present import findings_by_code, rejected_count
 
     games, hands = summary.games, summary.hands
     counts = findings_by_code(con)
@@ -332,7 +332,7 @@ def check(
     out.print(f"Checked {_n(games, 'game')}, {_n(hands, 'hand')}: {_n(total, 'finding')}")
     for code, n in counts:
         out.print(f"  {code:<24} {n:,}")
-    rejected = con.execute("SELECT count(*) FROM load_errors").fetchall()[0][0]
+    rejected = rejected_count(con)
     if rejected:  # not the check's to judge (load said so), but "0 findings" alone reads as all clear
         out.print(f"Not checked: {_n(rejected, 'record')} rejected when loaded (the load_errors table)")
     raise typer.Exit(_exit_for_findings(con))

@@ -24,6 +24,11 @@ then by the other columns, so rows alike in the first keys come out the same way
 table holds them in (DuckDB's sort is not stable: a check over Dask writes the same rows in another order)."""
 
 
+def rejected_count(con) -> int:
+    """How many records the loads rejected (rows of ``load_errors``)."""
+    return con.execute("SELECT count(*) FROM load_errors").fetchall()[0][0]
+
+
 def findings_by_code(con) -> list[tuple[str, int]]:
     """``[(code, count)]`` over the ``violations`` table, most frequent first."""
     return con.execute("SELECT code, count(*) AS n FROM violations GROUP BY code ORDER BY n DESC, code").fetchall()
@@ -426,31 +431,26 @@ class ReaderGone:
             finally:
                 os.close(devnull)
 
-    def write(self, text: str) -> int:
+    def _guarded(self, method, *args, gone=None):
+        """``method(*args)``; once the reader has gone, ``gone`` instead (after throwing the rest away);
+        any other write error raised with this stream's name."""
         try:
-            return self._stream.write(text)
+            return method(*args)
         except BrokenPipeError:
             self._lost()
-            return len(text)
+            return gone
         except OSError as exc:
             raise self._named(exc) from exc
+
+    def write(self, text: str) -> int:
+        return self._guarded(self._stream.write, text, gone=len(text))
 
     def flush(self) -> None:
-        try:
-            self._stream.flush()
-        except BrokenPipeError:
-            self._lost()
-        except OSError as exc:
-            raise self._named(exc) from exc
+        self._guarded(self._stream.flush)
 
     def close(self) -> None:
-        try:
+        if self._guarded(self._stream.close, gone=False) is False:  # what was still buffered: its reader has gone
             self._stream.close()
-        except BrokenPipeError:  # what was still buffered: its reader has gone
-            self._lost()
-            self._stream.close()
-        except OSError as exc:
-            raise self._named(exc) from exc
 
     def __getattr__(self, name: str):
         return getattr(self._stream, name)
