@@ -495,7 +495,8 @@ def _check_bids(bid_seat, bid_value, bid_nil, bid_blind, bid_whole, nb, dealer, 
 @_helper
 def _proof(cards, doubtful, unknown_k, later):
     """The cards among ``cards`` (a seat's holding) a finding may rest on (``replay.PlayState._proof``):
-    never a card some seat plays without holding it (``doubtful``), and none at all when every one may
+    never a card some seat plays without holding it (``doubtful``, less the cards the seat was dealt
+    and plays itself: the caller's mask), and none at all when every one may
     be the card the seat played to ``unknown_k`` tricks whose card of its is unknown (none is played
     ``later`` by the seat)."""
     cards &= ~doubtful
@@ -705,7 +706,10 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
                 led = cs
                 led_held = held and not foreign
             if not held:
-                pos = _emit(F, pos, write, i, CARD_NOT_HELD, n, s, c, s & 1, NO_FIELD, NAN, NAN)
+                # a card taken from the deal for a gap was never recorded: not CARD_NOT_HELD (a seat
+                # with two gaps and one card never played has it taken at both)
+                if j < np.int64(trick_len[i, t]) or not (gaps >> t) & 1:
+                    pos = _emit(F, pos, write, i, CARD_NOT_HELD, n, s, c, s & 1, NO_FIELD, NAN, NAN)
             elif foreign:
                 pass
             elif j > 0:
@@ -714,7 +718,7 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
                     if not proofs:
                         doubtful = _prepare_proofs(i, nt, trick_leader, pc, pl, held0, later) | ~deck
                         proofs = True
-                    if _proof(hold[s] & suit_mask[led], doubtful, unknown[s], later[t + 1, s]) != np.uint64(0):
+                    if _proof(hold[s] & suit_mask[led], doubtful & ~(held0[s] & later[0, s] & deck), unknown[s], later[t + 1, s]) != np.uint64(0):
                         pos = _emit(F, pos, write, i, RENEGE, n, s, c, s & 1, NO_FIELD, NAN, NAN)
                         reneges[nren] = s
                         nren += 1
@@ -725,10 +729,10 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
                     doubtful = _prepare_proofs(i, nt, trick_leader, pc, pl, held0, later) | ~deck
                     proofs = True
                 if n == 1 and two_clubs_rule and c != two_clubs and _has(hold[s], two_clubs):
-                    if _proof(_bit(two_clubs), doubtful, unknown[s], later[t + 1, s]) != np.uint64(0):
+                    if _proof(_bit(two_clubs), doubtful & ~(held0[s] & later[0, s] & deck), unknown[s], later[t + 1, s]) != np.uint64(0):
                         code = LEAD_NOT_TWO_OF_CLUBS
                 if code < 0 and cs == SPADE and (n == 1 or not (broken or any_time or maybe_broken)):
-                    if _proof(hold[s] & non_spades, doubtful, unknown[s], later[t + 1, s]) != np.uint64(0):
+                    if _proof(hold[s] & non_spades, doubtful & ~(held0[s] & later[0, s] & deck), unknown[s], later[t + 1, s]) != np.uint64(0):
                         code = SPADE_LED_FIRST_TRICK if n == 1 else SPADE_LED_BEFORE_BROKEN
                 if code >= 0:
                     pos = _emit(F, pos, write, i, code, n, s, c, s & 1, NO_FIELD, NAN, NAN)

@@ -161,6 +161,7 @@ class PlayState:
         "_future",
         "_first_reason",
         "_doubtful",
+        "_confirmed",
         "_unknown",
         "_maybe_broken",
         "_led_held",
@@ -222,6 +223,12 @@ class PlayState:
         self._first_reason = first_lead_reason
         # cards outside the deck (DEAL_INVALID) are as doubtful as a card played without being held
         self._doubtful = (doubtful or frozenset()) | {c for h in self._hands for c in h if c not in self._deck}
+        # a doubtful card is beyond doubt for the seat it was dealt to (without a deal: the seat that
+        # played it first) when that seat plays it in the hand: it held the card, whoever else played it
+        plays = future or {}
+        self._confirmed = [
+            {c for c in h if c in self._deck and any(int(st) == s for _, st in plays.get(c, ()))} for s, h in enumerate(self._hands)
+        ]
         self._unknown = [0, 0, 0, 0]
         self._maybe_broken = False
         self._led_held = True
@@ -314,9 +321,11 @@ class PlayState:
 
     # --- moves ---
 
-    def play(self, card: str, seat: Seat | None = None) -> CompletedTrick | None:
+    def play(self, card: str, seat: Seat | None = None, *, from_deal: bool = False) -> CompletedTrick | None:
         """Play ``card`` for ``to_play`` (or, when leading, for ``seat``) and return the
-        trick if this card completed it.
+        trick if this card completed it.  ``from_deal``: the record lost this card and it is the
+        one taken from the deal for the gap (RULES.md section 7): never CARD_NOT_HELD, since the
+        log did not record it (a seat with two gaps and one card never played has it taken at both).
 
         A lead by another seat than ``to_play`` is LEAD_OUT_OF_TURN and the trick goes
         on clockwise from that seat (the card was played).  An illegal card is recorded
@@ -366,7 +375,8 @@ class PlayState:
         elif held:
             hand.remove(card)
         else:
-            self._not_held(s, card)
+            if not from_deal:
+                self._not_held(s, card)
             if card in hand:
                 hand.remove(card)
         self._played[card] = self._trick_no
@@ -426,9 +436,11 @@ class PlayState:
 
     def _proof(self, seat: int, cards: list[str]) -> list[str]:
         """The cards among ``cards`` (held by ``seat``) a finding may rest on: never a card some
-        seat plays without holding it, and none at all when every one of them may be the card the
-        seat played to a trick whose card of its is unknown."""
-        cards = [c for c in cards if c not in self._doubtful]
+        seat plays without holding it (unless ``seat`` itself was dealt it and plays it: its holding is
+        then beyond doubt), and none at all when every one of them may be the card the seat played to
+        a trick whose card of its is unknown."""
+        confirmed = self._confirmed[seat]
+        cards = [c for c in cards if c not in self._doubtful or c in confirmed]
         k = self._unknown[seat]
         if k and cards and len(cards) <= k and not any(self._played_later(seat, c) for c in cards):
             return []
@@ -970,7 +982,7 @@ def replay_hand(
                             message=f"{where(h, n)}: {seat} played {card}, which is not in the {ruleset.preset} deck",
                         )
                     )
-                state.play(card, seat if i == 0 else None)
+                state.play(card, seat if i == 0 else None, from_deal=i >= len(t.cards))
             if len(tp) < 4:
                 state.abandon_trick(t.leader, gaps[n][0] if n in gaps else ())
                 continue
