@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
+from spadework.parsers import scoresheet
 from spadework.parsers.io import head_bytes, strip_gz
 from spadework.parsers.model import HandRecord, LoadError
 
@@ -69,26 +70,32 @@ def sniff(head: bytes) -> str | None:
         return None
     lines = [ln.strip() for ln in text.split(b"\n")[:50] if ln.strip()]
     first = lines[0] if lines else b""
-    if any(ln.startswith(b"{") for ln in lines[:20]):
+    # a JSON object opens with a key, closes at once, or stands alone on its line (pretty-printed);
+    # "{ typed by the TD }" is an SPN comment, not an object
+    objs = [ln for ln in lines[:20] if _OBJECT_LINE.match(ln)]
+    tagged = any(_TAG_LINE.match(ln) for ln in lines[:20])
+    if objs and not (tagged and not _OBJECT_LINE.match(first) and not re.match(rb"\[\s*\{", text)):
         # OpenSpiel episodes are JSON objects too: any of the first lines tells (one bad line must not)
-        objs = [ln for ln in lines[:20] if ln.startswith(b"{")]
         if any(b'"history"' in ln and b'"game_id"' not in ln for ln in objs):
             return "openspiel"
         return "jsonl"
     ints = sum(1 for ln in lines[:20] if _INT_LINE.match(ln))
     if ints and ints * 2 >= min(len(lines), 20):  # most lines are integer histories (a bad one may be among them)
         return "openspiel"
-    if text.startswith(b"["):
-        if re.match(rb"\[\s*\{", text):
-            return "jsonl"
-        if b"[Auction" in head or b"[GameCode" in head or b"[GameOptionsJson" in head:
+    if re.match(rb"\[\s*\{", text):
+        return "jsonl"
+    if text.startswith((b"[", b"%", b";", b"{")) and (tagged or not text.startswith(b"{")):
+        # tag pairs, or a comment first (";", "%", "{ ... }")
+        if b"[Auction" in head or b"[GameCode" in head or b"[GameOptionsJson" in head or b"% PTN" in head:
             return "ptn"
         return "spn"
-    if text.startswith((b"%", b";")):
-        return "ptn" if b"[Auction" in head or b"% PTN" in head or b"[GameCode" in head else "spn"
-    if first.lower().startswith(b"game_id,") or b",dealer," in first.lower():
+    if scoresheet.sniff(text):  # its header's columns, with any delimiter, quoted or not
         return "csv"
     return None
+
+
+_OBJECT_LINE = re.compile(rb'\{\s*("|\'|\}|$)')  # also {'key': ...}, to be rejected line by line
+_TAG_LINE = re.compile(rb'\[\s*[A-Za-z][A-Za-z0-9_]*\s+"')
 
 
 def detect(path: str | os.PathLike[str]) -> str:

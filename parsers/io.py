@@ -36,6 +36,8 @@ BOMS: tuple[tuple[bytes, str], ...] = (
 """Byte-order marks of the wide encodings read (UTF-32 first: its little-endian mark starts like UTF-16's)."""
 
 
+UTF8_BOM = b"\xef\xbb\xbf"
+
 _GC_LOCK = threading.Lock()
 _GC_USERS = 0
 _GC_BEFORE: tuple[int, ...] = ()
@@ -163,7 +165,8 @@ def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
     """Open a file for reading bytes, un-gzipping it when it is gzip (by content, not name).
 
     Text with a UTF-16 or UTF-32 byte-order mark (after un-gzipping) comes out as UTF-8 bytes
-    without the mark; anything else comes out as stored.
+    without the mark, and UTF-8 text without its mark (so a reader that looks at the first byte,
+    such as a ``.json`` document's ``[`` or ``{``, sees the text); anything else comes out as stored.
     """
     f = open(path, "rb")
     stream: BinaryIO = f
@@ -178,6 +181,9 @@ def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
             stream.read(len(bom))
             stream = io.BufferedReader(_Recoded(stream, encoding), 65536)  # type: ignore[assignment]
             break
+    else:
+        if head.startswith(UTF8_BOM):
+            stream.read(len(UTF8_BOM))
     try:
         if _lone_cr(stream.peek(8192)[:8192]):  # type: ignore[attr-defined]
             return io.BufferedReader(_LoneCR(stream), 65536)  # type: ignore[return-value]
@@ -198,10 +204,12 @@ class TruncatedFile(EOFError):
 
 
 NO_HANDS = "the file holds no hands (it is empty or blank)"
+NO_HAND_RECORDS = "the file holds no hands (it has text, but no hand record: a header, tags or comments alone)"
 
 
 def no_hands_reason(path: str | os.PathLike[str]) -> str:
-    """Why a file gave no hand and no rejected record: empty or blank, a JSON document with no hand
+    """Why a file gave no hand and no rejected record: empty or blank, text with no hand record in it
+    (a score sheet's header alone, game-level tags or comments alone), a JSON document with no hand
     in it (``[]``), or (a gzip file cut off within its header, which reads as nothing) cut off
     before its first line."""
     try:
@@ -219,6 +227,8 @@ def no_hands_reason(path: str | os.PathLike[str]) -> str:
         return NO_HANDS
     if head.startswith(b"[") and head[1:].strip() == b"]":
         return "the file holds no hands (an empty JSON array)"
+    if head:
+        return NO_HAND_RECORDS
     return NO_HANDS
 
 

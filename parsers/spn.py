@@ -164,6 +164,12 @@ _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\Z")
 _INT = re.compile(r"[+-]?\d+\Z")
 _GAME_TAG_SCAN = re.compile(r"\[\s*(" + "|".join(GAME_TAGS) + r")\b")
 _HAND_TAG = re.compile(r"\[\s*Hand\b")
+_HAND_LINE = re.compile(rb"\s*\[\s*Hand\s")
+"""A line that starts with a [Hand] tag (raw bytes): it starts a hand, even without a blank line before it."""
+_GAME_TAGS_LINE = re.compile(
+    rb'\s*(?:\[\s*(?:' + b"|".join(k.encode() for k in GAME_TAGS) + rb')\s+"(?:[^"\\]|\\.)*"\s*\]\s*)+(?:;.*)?\Z'
+)
+"""A line of game-level tags only (they go with the hand that follows them)."""
 """A [Hand] tag: a block that holds one is a hand, not game-level tags alone."""
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "r": "\r", "t": "\t"}
 _CARD_SPELLINGS = spellings()
@@ -725,16 +731,30 @@ def iter_spn(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator[Item]:
     block: list[tuple[int, bytes]] = []
     size = 0
     skipping = False
+    has_hand = False
     for n, raw in lines:
         if not raw.strip():
             if block:
                 item = reader.block(block)
                 if item is not None:
                     yield item
-            block, size, skipping = [], 0, False
+            block, size, skipping, has_hand = [], 0, False, False
             continue
         if skipping:
             continue
+        if _HAND_LINE.match(raw):
+            if has_hand:
+                # a second hand with no blank line before it: a block of its own, with the lines of
+                # game-level tags just before it, rather than one block rejected with both hands
+                k = len(block)
+                while k > 0 and _GAME_TAGS_LINE.match(block[k - 1][1]):
+                    k -= 1
+                item = reader.block(block[:k])
+                if item is not None:
+                    yield item
+                block = block[k:]
+                size = sum(len(b) + 1 for _, b in block)
+            has_hand = True
         block.append((n, raw))
         size += len(raw) + 1
         if size > MAX_BLOCK_BYTES:

@@ -5,6 +5,8 @@ import gzip
 import subprocess
 import sys
 
+import pytest
+
 from spadework.parsers import db
 from test_jsonl import line
 
@@ -116,3 +118,22 @@ def test_cli_load_exit_status_and_summary(tmp_path):
     assert bad.returncode == 2
     assert "14 records rejected" in bad.stdout
     assert "badseat.jsonl:1: dealer 'X' is not a seat" in bad.stdout
+
+
+@pytest.mark.parametrize(
+    "name, content, reason",
+    [
+        ("blank.jsonl", b"\n  \n", "it is empty or blank"),
+        ("header.csv", b"game_id,hand,dealer,player_N\n", "it has text, but no hand record"),
+        ("tags.spn", b'[Event "x"]\n; nothing else\n', "it has text, but no hand record"),
+        ("empty.json", b"[ ]", "an empty JSON array"),
+    ],
+)
+def test_a_file_with_no_hands_says_why(tmp_path, name, content, reason):
+    """A score sheet holding only its header was reported as "empty or blank" (found by a format
+    audit): the reason now says what the file holds."""
+    from spadework.parsers.io import no_hands_reason
+
+    path = tmp_path / name
+    path.write_bytes(content)
+    assert reason in no_hands_reason(path)

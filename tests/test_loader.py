@@ -322,3 +322,61 @@ def test_records_are_read_with_young_garbage_collections_only(tmp_path, monkeypa
     with pytest.raises(RuntimeError), io.young_collections_only():
         raise RuntimeError("a failed read")
     assert gc.get_threshold() == before
+
+
+SNIFFED = {
+    # FORMATS.md section 2: "{ ... }" is an SPN comment, also on a line of its own before a hand
+    "spn, a brace comment on its own line": (b'[Game "m"] [North "a"]\n\n{ typed by the TD }\n[Hand "1"]\n', "spn"),
+    "spn, a brace comment first": (b'{ club night }\n[Event "x"]\n[Hand "1"]\n', "spn"),
+    "spn, a comment first": (b'; typed by the TD\n[Hand "1"]\n', "spn"),
+    "ptn": (b'[Event "x"]\n[Auction "E"]\n', "ptn"),
+    "jsonl": (b'{"game_id": "g", "hand": 1}\n', "jsonl"),
+    "jsonl, spaced": (b'{ "game_id": "g", "hand": 1}\n', "jsonl"),
+    "jsonl, a bad first line": (b'{bad\n{"game_id": "g", "hand": 1}\n', "jsonl"),
+    "jsonl, single quotes (rejected line by line)": (b"{'game_id': 'g'}\n", "jsonl"),
+    "json, pretty-printed": (b'{\n  "game_id": "g"\n}\n', "jsonl"),
+    "json, an array": (b'[\n  {"game_id": "g"}\n]\n', "jsonl"),
+    "json, a byte-order mark": (b'\xef\xbb\xbf[{"game_id": "g"}]', "jsonl"),
+    "openspiel": (b'{"history": [1, 2, 3]}\n', "openspiel"),
+    "csv": (b"game_id,hand,dealer,bid_N\n", "csv"),
+    "csv, quoted header": (b'"game_id","hand","dealer","bid_N"\n', "csv"),
+    "csv, semicolons": (b"game_id;hand;dealer;bid_N\n", "csv"),
+    "csv, another column order": (b"hand,dealer,game_id\n", "csv"),
+    "prose": (b"hello {world}\n", None),
+}
+
+
+@pytest.mark.parametrize("name", list(SNIFFED))
+def test_a_file_whose_name_says_nothing_is_told_by_its_content(name):
+    """Found by a format audit: an SPN file with a ``{ ... }`` comment line was taken for JSON Lines
+    (any line starting with ``{`` was), and a score sheet with a quoted or semicolon header was
+    not recognised; each such file lost every hand when given without its extension (or piped)."""
+    from spadework.parsers import formats
+
+    head, expected = SNIFFED[name]
+    assert formats.sniff(head) == expected
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+@pytest.mark.parametrize("shape", ["pretty object", "array, a hand a line", "one-line array", "gzipped"])
+def test_a_json_document_saved_with_a_byte_order_mark_is_read(tmp_path, engine, shape):
+    """Windows editors save UTF-8 with a byte-order mark.  A ``.json`` document (one object or an
+    array, FORMATS.md section 1) with one was read line by line, every line rejected as "not valid
+    JSON" (found by a format audit); the mark is now dropped as it is in every other format."""
+    import gzip
+    import json
+
+    from spadework.analysis.engine import engines
+
+    objs = [json.loads(line(hand=1)), json.loads(line(hand=2))]
+    text = {
+        "pretty object": json.dumps(objs[0], indent=2),
+        "array, a hand a line": "[\n" + ",\n".join(json.dumps(o) for o in objs) + "\n]\n",
+        "one-line array": json.dumps(objs),
+        "gzipped": json.dumps(objs, indent=1),
+    }[shape]
+    data = b"\xef\xbb\xbf" + text.encode()
+    path = tmp_path / ("hands.json.gz" if shape == "gzipped" else "hands.json")
+    path.write_bytes(gzip.compress(data) if shape == "gzipped" else data)
+    s = engines.get_engine(engine).load(db.connect(), [path])
+    assert (s.hands, s.errors) == (1 if shape == "pretty object" else 2, 0)

@@ -438,3 +438,24 @@ def test_sample_club_night_spn_holds_exactly_the_documented_faults():
         ("cn-0314-t4", 2, "RENEGE", 2, Seat.E, "3S"),
         ("cn-0314-t4", 2, "SCORE_MISMATCH", Side.EW, 133, 123),
     ]
+
+
+def test_a_hand_with_no_blank_line_before_it_is_a_hand_of_its_own():
+    """FORMATS.md section 2 separates blocks by a blank line; a hand-typed file that leaves it out
+    lost both hands as one error ("[Hand] is given twice").  A line starting with [Hand] now starts
+    a block, taking the lines of game-level tags just before it (found by a format audit)."""
+    text = (
+        '[Game "m"] [North "a"] [East "b"] [South "c"] [West "d"]\n\n'
+        '[Hand "1"] [Dealer "N"] [Bids "E 3, S 4, W 3, N 3"]\n'
+        '[Taken "N 3 E 3 S 4 W 3"]\n'
+        '[Hand "2"] [Dealer "E"] [Bids "S 3, W 4, N 3, E 3"]\n'
+        '[Game "n"] [North "e"]  ; a new game, its tags given just before its first hand\n'
+        '[Hand "1"] [Dealer "S"] [Bids "W 3, N 4, E 3, S 3"]\n'
+    )
+    got = items(text)
+    assert [type(x) for x in got] == [HandRecord] * 3
+    assert [(r.game_id, r.hand, str(r.dealer), r.players[Seat.N]) for r in got] == [
+        ("m", 1, "N", "a"), ("m", 2, "E", "a"), ("n", 1, "S", "e")
+    ]
+    assert [r.source_line for r in got] == [3, 5, 6]  # where each block starts
+    assert got[0].taken is not None and got[1].taken is None
