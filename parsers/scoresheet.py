@@ -30,7 +30,9 @@ Reading (decisions FORMATS.md leaves open):
   header line).
 - An empty file, or a file with a header and no rows, yields nothing.  Blank lines and
   rows whose every cell is empty are skipped.
-- A row is read on its own line (a cell may not hold a line break).  A row with fewer
+- A row is read on its own line, or on several where a quoted cell holds line breaks (as
+  spreadsheets write a name typed on two lines; at most :data:`MAX_ROW_LINES` lines, and only
+  when the lines read as one row with the header's cells).  A row with fewer
   cells than the header, with extra cells that are not empty, a cell that is not a
   number, a bid that is not a bid, an unknown dealer, invalid UTF-8 ... becomes one
   :class:`~spadework.parsers.model.LoadError` with its line number, the reason (``line 7: taken_N
@@ -41,7 +43,7 @@ extension keys (the optional ``*_score_before``/``*_bags_before`` and ``winner``
 keep a mid-game start and the result), and only one bid
 per seat (the first, and not the order the bids were made in); taken is written only
 where recorded (it is not worked out from the play).  :func:`dump` writes a line break inside a
-name as a space (a row is one line).  Reading trims the spaces around a cell (hand-typed sheets
+name as it is, in a quoted cell (a carriage return as a line break).  Reading trims the spaces around a cell (hand-typed sheets
 put them after commas), except in a cell marked with ``'`` (below).
 
 Spreadsheet safety: a cell that a spreadsheet would run as a formula (it starts with ``=``,
@@ -57,6 +59,7 @@ keeps them.  See :func:`protect_cell` and :func:`unprotect_cell`.
 
 from __future__ import annotations
 
+import collections
 import csv
 import io
 import os
@@ -261,13 +264,51 @@ def _split(text: str, delimiter: str) -> list[str]:
         raise ValueError(f"not a CSV row ({exc})") from None
 
 
+MAX_ROW_LINES = 20
+"""Most lines one row may span (line breaks inside quoted cells)."""
+
+
+def _quoted_row(raw: bytes, more: Iterator[tuple[int, bytes]], pushed: collections.deque, cells: int, delimiter: str) -> bytes:
+    """A row whose quote is still open at the end of its line goes on to the next lines (a quoted
+    cell holding a line break, as a spreadsheet writes a name typed on two lines): the lines up to
+    the one that closes it, joined, when they read as one row of ``cells`` cells; otherwise ``raw``
+    alone (its error says the quote is not closed) and the lines read ahead are put back."""
+    taken: list[tuple[int, bytes]] = []
+    parts = [raw]
+    open_quote = True
+    while open_quote and len(taken) < MAX_ROW_LINES:
+        nxt = pushed.popleft() if pushed else next(more, None)
+        if nxt is None:
+            break
+        taken.append(nxt)
+        parts.append(nxt[1])
+        open_quote = sum(p.count(b'"') for p in parts) % 2 == 1
+    if not open_quote:
+        joined = b"\n".join(parts)
+        try:
+            if len(_split(decode(joined), delimiter)) == cells:
+                return joined
+        except ValueError:
+            pass
+    pushed.extendleft(reversed(taken))
+    return raw
+
+
 def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator[Item]:
     """Parse numbered raw lines of a score sheet (see the module doc), one row at a time."""
     columns: list[str] | None = None
     delimiter = ","
-    for n, raw in lines:
+    source_lines = iter(lines)
+    pushed: collections.deque[tuple[int, bytes]] = collections.deque()
+    while True:
+        nxt = pushed.popleft() if pushed else next(source_lines, None)
+        if nxt is None:
+            return
+        n, raw = nxt
         if not raw.strip():
             continue
+        if columns is not None and raw.count(b'"') % 2:
+            raw = _quoted_row(raw, source_lines, pushed, len(columns), delimiter)
         try:
             text = decode(raw)
         except ValueError as exc:
@@ -322,8 +363,8 @@ def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator
             if len(cells) != len(columns) and text.count('"') % 2:
                 # an unpaired quote: a quoted cell that goes on to the next line, or the rest of one
                 raise _RowError(
-                    f"a quote is not closed on this line: a cell may not hold a line break (a row is one line; "
-                    f"the row has {len(cells)} cells, the header {len(columns)})"
+                    f"a quote is not closed on this line, nor on the next lines as one row (a quoted cell may hold "
+                    f"line breaks; the row has {len(cells)} cells, the header {len(columns)})"
                 )
             if len(cells) < len(columns):
                 raise _RowError(f"the row has {len(cells)} cells; the header has {len(columns)}")
@@ -354,10 +395,11 @@ def loads(text: str | bytes, source: str = "<string>") -> Iterator[Item]:
 
 
 def _cell(text: str | None) -> str:
-    """A text cell as the sheet can hold it: line breaks become spaces (a row is one line)."""
+    """A text cell as the sheet can hold it: a line break stays (the writer quotes the cell), a
+    carriage return becomes one (the reader reads the lines of a file without them)."""
     if text is None:
         return ""
-    return text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def row_from_record(rec: HandRecord) -> dict[str, str]:

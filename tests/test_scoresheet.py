@@ -116,16 +116,29 @@ def test_bad_rows_lose_only_themselves(row, message):
     assert (got[0].hand, got[2].hand) == (1, 3)
 
 
-def test_a_cell_holding_a_line_break_says_so_on_both_lines():
-    """A quoted cell that goes on to the next line: a row is one line, so both halves are rejected,
-    each with the reason (an unpaired quote), and the rows around them load."""
-    split = ROW.format(hand=2, dealer="E", total=1).replace("ana", '"an\na"', 1)
+def test_a_quoted_cell_holding_a_line_break_is_read_across_lines():
+    """A quoted cell that goes on to the next line (a name typed on two lines in a spreadsheet) is
+    one row, at the line it starts on; it was rejected as two broken rows (found by a format
+    audit), and the writer turned the line break into a space."""
+    split = ROW.format(hand=2, dealer="E", total=1).replace("ana", '"an\n\na"', 1)
     text = "\n".join([HEADER, ROW.format(hand=1, dealer="N", total=61), split, ROW.format(hand=3, dealer="S", total=122)]) + "\n"
     got = items(text)
-    assert [type(i).__name__ for i in got] == ["HandRecord", "LoadError", "LoadError", "HandRecord"]
-    for err, line in zip(got[1:3], (3, 4)):
-        assert err.source_line == line
-        assert err.message.startswith(f"line {line}: a quote is not closed on this line: a cell may not hold a line break")
+    assert [(type(i).__name__, i.source_line) for i in got] == [("HandRecord", 2), ("HandRecord", 3), ("HandRecord", 6)]
+    assert got[1].players[0] == "an\n\na" and got[1].source_text == split.encode()
+    assert scoresheet.dumps([got[1]]).count("\n") == 4  # header, and the row on three lines
+    assert list(scoresheet.loads(scoresheet.dumps([got[1]])))[0].players[0] == "an\n\na"
+
+
+def test_an_unclosed_quote_is_one_bad_row_not_the_rows_after_it():
+    """A quote never closed is not allowed to swallow the rows after it: the lines ahead are read
+    as one row only when they make one with the header's cells."""
+    broken = ROW.format(hand=2, dealer="E", total=1).replace("ana", '"ana', 1)
+    odd = ROW.format(hand=4, dealer="W", total=5).replace("bo", 'b"o', 1)  # a stray quote: no row with the one above
+    rows = [ROW.format(hand=1, dealer="N", total=61), broken, ROW.format(hand=3, dealer="S", total=122), odd]
+    got = items("\n".join([HEADER, *rows]) + "\n")
+    assert [(type(i).__name__, i.source_line) for i in got] == [("HandRecord", 2), ("LoadError", 3), ("HandRecord", 4), ("HandRecord", 5)]
+    assert got[1].message.startswith("line 3: a quote is not closed on this line, nor on the next lines as one row")
+    assert got[3].players[1] == 'b"o'
 
 
 def test_invalid_utf8_row():
