@@ -309,7 +309,8 @@ def out_of_range(rec: HandRecord) -> str | None:
     checks += [(f"{b.seat}'s bid", b.value) for b in rec.bids]
     for what, v in checks:
         if v is not None and not (INT_MIN <= v <= INT_MAX):
-            return f"{what}: {v!r} is out of range (a whole number between {INT_MIN} and {INT_MAX})"
+            low = 1 if what == "the hand number" else INT_MIN  # (hand numbers start at 1: FORMATS.md)
+            return f"{what}: {v!r} is out of range (a whole number between {low} and {INT_MAX})"
     return None
 
 

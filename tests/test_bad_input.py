@@ -137,3 +137,16 @@ def test_a_file_with_no_hands_says_why(tmp_path, name, content, reason):
     path = tmp_path / name
     path.write_bytes(content)
     assert reason in no_hands_reason(path)
+
+
+def test_a_hand_number_out_of_range_names_the_range_of_hand_numbers(tmp_path):
+    """A hand number beyond the tables' integers named the range from -2147483648, though a hand
+    number starts at 1 (found by a format audit)."""
+    import json
+
+    p = tmp_path / "big.jsonl"
+    p.write_text(json.dumps(dict(json.loads(line(hand=1)), hand=18446744073709551617)) + "\n")
+    con = db.connect()
+    db.load_files(con, [p])
+    [(msg,)] = con.execute("SELECT message FROM load_errors").fetchall()
+    assert "the hand number: 18446744073709551617 is out of range (a whole number between 1 and 2147483647)" in msg
