@@ -264,7 +264,7 @@ def rule_facts(rules: str | Mapping[str, Any] | None) -> RuleFacts:
     Unreadable rules are taken as ``standard`` (the checker reports them as ``RULES_INVALID``; the
     metrics only need a best reading).  Never raises.
     """
-    from spadework.analysis.engine.rules import STANDARD, get_ruleset
+    from spadework.analysis.engine.rules import fallback_ruleset, get_ruleset
 
     spec: Any = rules
     if isinstance(rules, str) and rules.strip().startswith("{"):
@@ -274,8 +274,8 @@ def rule_facts(rules: str | Mapping[str, Any] | None) -> RuleFacts:
             spec = None
     try:
         rs = get_ruleset(spec)
-    except ValueError:  # RulesError
-        rs = STANDARD
+    except ValueError:  # RulesError: the ruleset the checker used
+        rs = fallback_ruleset(spec)
     if rs.blind_nil == "never" or not rs.nil:
         blind_nil, behind_by = "never", 100
     elif rs.blind_nil == "always":

@@ -907,3 +907,28 @@ def test_the_benchmark_measures_the_memory_limit_users_get():
     spec.loader.exec_module(bench)
     assert bench.DEFAULT_MEMORY_LIMIT == engines.COMPILED_MEMORY_LIMIT
     assert engines.memory_bytes(engines.COMPILED_MEMORY_LIMIT) >= engines.MIN_MEMORY_LIMIT
+
+
+@pytest.mark.parametrize(
+    "rules, fallback",
+    [
+        ({"preset": "nyc", "targte": 300}, "nyc"),  # a typo in an option: the preset's deck still holds
+        ({"preset": "barmore", "first_lead": "two_of_clubs"}, None),  # readable now (no 2C: nobody holds it)
+        ({"preset": "whist"}, "standard"),
+    ],
+)
+def test_a_game_whose_rules_cannot_be_read_is_checked_under_the_preset_they_name(rules, fallback):
+    """A game with unreadable rules was checked under standard: an nyc game with a typo in one option
+    got DEAL_INVALID on every hand for its jokers (found by an independent play-rules oracle).  Now
+    it gets RULES_INVALID and is checked under the preset its rules name; both engines agree."""
+    preset = rules["preset"] if rules["preset"] in ("nyc", "barmore") else "standard"
+    game, _ = simulate_game(random.Random(7), get_ruleset(preset), max_hands=3)
+    recs = [replace(r, rules=rules) for r in game]
+    a, b = _two_dbs(recs)
+    assert_same_check(a, b)
+    codes = [c for (c,) in a.execute("SELECT code FROM violations").fetchall()]
+    if fallback is None:
+        assert codes == []
+    else:
+        [(msg,)] = a.execute("SELECT message FROM violations WHERE code = 'RULES_INVALID'").fetchall()
+        assert msg.endswith(f"the game is checked under {fallback}") and codes == ["RULES_INVALID"]

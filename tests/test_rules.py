@@ -155,7 +155,6 @@ def test_unknown_option_names_the_options():
         ({"removed_cards": ["1S"]}, ["removed_cards", "'1S'"]),
         ({"removed_cards": ["2C"]}, ["51 cards"]),
         ({"trump_order": ["2C", "AS"], "removed_cards": ["2C", "2H"], "extra_cards": ["BJ", "LJ"]}, ["trump_order", "2C"]),
-        ({"preset": "barmore", "first_lead": "two_of_clubs"}, ["two_of_clubs", "2C"]),
         ({"min_side_bid": 8, "max_side_bid": 6}, ["min_side_bid", "max_side_bid"]),
         ({"dealer": "X"}, ["dealer", "seat"]),
         ({"preset": 3}, ["preset"]),
@@ -234,3 +233,31 @@ def test_rules_text_that_is_a_json_object_is_read_however_it_is_spaced():
     assert spaced == get_ruleset('{"preset":"nyc","target":300}') == get_ruleset({"preset": "nyc", "target": 300})
     assert (spaced.preset, spaced.target) == ("nyc", 300)
     assert get_ruleset('standard {"target": 250}').target == 250  # the form ruleset_name writes
+
+
+def test_the_two_of_clubs_lead_with_a_deck_without_it_applies_to_nobody():
+    """RULES.md makes only an unknown key an error: ``first_lead: two_of_clubs`` under barmore or nyc
+    (no 2C) was refused, and the game then checked under standard with every joker DEAL_INVALID
+    (found by an independent play-rules oracle).  Now nobody holds the 2C, so the seat left of the
+    dealer leads (as when no seat is known to hold it)."""
+    rs = get_ruleset({"preset": "nyc", "first_lead": "two_of_clubs"})
+    assert rs.first_lead == "two_of_clubs" and "2C" not in rs.deck and "BJ" in rs.deck
+
+
+@pytest.mark.parametrize(
+    "spec, preset",
+    [
+        ({"preset": "nyc", "targte": 300}, "nyc"),
+        ('{"preset": "barmore", "nil": "maybe"}', "barmore"),
+        ("barmore {\"targte\": 1}", "barmore"),
+        ({"targte": 300}, "standard"),
+        ({"preset": "whist"}, "standard"),
+        ("bridge", "standard"),
+        (42, "standard"),
+    ],
+)
+def test_unreadable_rules_fall_back_to_the_preset_they_name(spec, preset):
+    from spadework.analysis.engine.rules import fallback_ruleset, rules_key
+
+    assert rules_key(spec)[1] is None  # unreadable: RULES_INVALID
+    assert fallback_ruleset(spec) == get_ruleset(preset)

@@ -36,7 +36,7 @@ from spadework.analysis.engine.findings import (
     where,
 )
 from spadework.analysis.engine.replay import CleanPlay, HandReplay, replay_hand
-from spadework.analysis.engine.rules import STANDARD, Ruleset, RulesError, get_ruleset, rules_key, ruleset_name
+from spadework.analysis.engine.rules import Ruleset, RulesError, fallback_ruleset, get_ruleset, rules_key, ruleset_name
 from spadework.analysis.engine.scoring import ScoreChain, SideResult, apply_renege_penalty, score_side
 from spadework.parsers.model import HandRecord
 from spadework.parsers.schema import AS_PLAYED_COLUMNS, DERIVED_TABLES, arrow_schema, column_types
@@ -474,7 +474,8 @@ def check_game(
 
     The game's ruleset is its first hand's ``rules``; a later hand naming other rules
     gets RULES_MIXED (the game stays under the first); unreadable rules get
-    RULES_INVALID and the game is checked under ``standard``.
+    RULES_INVALID and the game is checked under the preset they name, where that can be read, else
+    ``standard`` (:func:`~spadework.analysis.engine.rules.fallback_ruleset`).
     Raises ``ValueError`` for no records or records of several games, and
     :class:`~spadework.analysis.engine.rules.RulesError` for a bad ``ruleset_override``.
     """
@@ -498,10 +499,10 @@ def check_game(
                     game_id=gid,
                     hand=recs[0].hand,
                     message=f"{where(recs[0].hand)}: rules {_rules_text(recs[0].rules)} cannot be read "
-                    f"({_rules_error(recs[0].rules)}); the game is checked under standard",
+                    f"({_rules_error(recs[0].rules)}); the game is checked under {ruleset_name(fallback_ruleset(recs[0].rules))}",
                 )
             )
-            rs = STANDARD
+            rs = fallback_ruleset(recs[0].rules)
         else:
             rs = rs0
         for r in recs[1:]:

@@ -73,7 +73,7 @@ from typing import Any
 
 import numpy as np
 
-from spadework.analysis.engine.rules import STANDARD, Ruleset, get_ruleset, rules_key, ruleset_name
+from spadework.analysis.engine.rules import Ruleset, fallback_ruleset, get_ruleset, rules_key, ruleset_name
 from spadework.parsers.encoding import CARD_ID, NO_CARD, NO_SEAT, deck_arrays
 from spadework.parsers.model import HandRecord
 
@@ -248,7 +248,7 @@ def game_ruleset(rules_values: Sequence[Any], override: Ruleset | None = None) -
     flag = 0
     if rs0 is None:
         flag |= RULES_FLAG_INVALID
-        rs0 = STANDARD
+        rs0 = fallback_ruleset(rules_values[0])
     for v in rules_values[1:]:
         if v is rules_values[0] or v == rules_values[0]:
             continue

@@ -404,8 +404,6 @@ def _check_consistent(rs: Ruleset) -> None:
     outside = [c for c in rs.deck.trump_order if c not in rs.deck]
     if outside:
         raise RulesError(f"rules option 'trump_order': {', '.join(outside)} not in the deck")
-    if rs.first_lead == "two_of_clubs" and "2C" not in rs.deck:
-        raise RulesError("rules option 'first_lead': 'two_of_clubs' needs the 2C, which this deck removes")
     if rs.min_side_bid is not None and rs.max_side_bid is not None and rs.min_side_bid > rs.max_side_bid:
         raise RulesError(f"rules: min_side_bid {rs.min_side_bid} is above max_side_bid {rs.max_side_bid}")
 
@@ -509,7 +507,8 @@ def ruleset_name(spec: Any) -> str:
 
 def rules_key(spec: Any) -> tuple[str, Ruleset | None]:
     """``(ruleset_name(spec), ruleset)`` of a log's ``rules`` value, or ``("unreadable <spec>", None)``
-    when it is not a ruleset (the checker then reports it and checks the game under standard)."""
+    when it is not a ruleset (the checker then reports it and checks the game under
+    :func:`fallback_ruleset`)."""
     try:
         rs = get_ruleset(spec)
         return ruleset_name(rs), rs
@@ -521,6 +520,22 @@ STANDARD = get_ruleset("standard")
 BARMORE = get_ruleset("barmore")
 NYC = get_ruleset("nyc")
 OPENSPIEL = get_ruleset("openspiel")
+
+
+def fallback_ruleset(spec: Any) -> Ruleset:
+    """The ruleset a game whose ``rules`` cannot be read is checked under (RULES_INVALID): the
+    preset they name where that much can be read (``{"preset": "nyc", "targte": 300}`` -> ``nyc``,
+    its deck included, so its jokers are not all ``DEAL_INVALID``), else ``standard``.  Never raises."""
+    try:
+        if isinstance(spec, str):
+            preset: Any = _parse_name_text(spec)[0]
+        elif isinstance(spec, Mapping):
+            preset = spec.get("preset", "standard")
+        else:
+            return STANDARD
+        return get_ruleset(preset.strip().lower()) if isinstance(preset, str) else STANDARD
+    except RulesError:
+        return STANDARD
 
 __all__ = [
     "BARMORE",
@@ -534,6 +549,7 @@ __all__ = [
     "Ruleset",
     "RulesError",
     "STANDARD",
+    "fallback_ruleset",
     "changed_options",
     "get_ruleset",
     "rules_key",

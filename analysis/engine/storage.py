@@ -439,15 +439,16 @@ def pack_table(table: pa.Table, rules: Any = None, hands: Any = None) -> PackedP
     # and ruleset; a game takes its first hand's, flagged when unreadable or when a later hand's
     # key differs (packed.game_ruleset decides the same per game, value by value)
     from spadework.analysis.engine.packed import RULES_FLAG_INVALID, RULES_FLAG_MIXED
-    from spadework.analysis.engine.rules import STANDARD, rules_key
+    from spadework.analysis.engine.rules import fallback_ruleset, rules_key, ruleset_name
 
     keys: dict[str, int] = {}
     key_of, rs_of = [], []
     for text in renc.dictionary.to_pylist() if n else []:
         value, obj = text.rsplit("\x00", 1)
-        key, rs = rules_key(orjson.loads(value) if obj == "1" else value)
+        spec = orjson.loads(value) if obj == "1" else value
+        key, rs = rules_key(spec)
         key_of.append(keys.setdefault(key, len(keys)))
-        rs_of.append(rs)
+        rs_of.append(rs if rs is not None else (fallback_ruleset(spec),))  # (unreadable: checked under its fallback)
     key_row = np.asarray(key_of, np.int64)[rcode] if n else np.zeros(0, np.int64)
     first = rcode[starts] if n else np.zeros(0, np.int64)
     if n:
@@ -455,15 +456,15 @@ def pack_table(table: pa.Table, rules: Any = None, hands: Any = None) -> PackedP
         kmax = np.maximum.reduceat(key_row, starts)
         mixed = (kmin != key_row[starts]) | (kmax != key_row[starts])
     table_rs: list = []
-    index: dict = {}  # ruleset key (or -1: the override, -2: standard for unreadable rules) -> table row
+    index: dict = {}  # ruleset key (or -1: the override, ("fallback", name) for unreadable rules) -> table row
     for k in range(g):
         flag = 0
         if override is not None:
             rs, key = override, -1
         else:
             rs, key = rs_of[first[k]], key_of[first[k]]
-            if rs is None:
-                rs, key, flag = STANDARD, -2, RULES_FLAG_INVALID
+            if isinstance(rs, tuple):
+                rs, key, flag = rs[0], ("fallback", ruleset_name(rs[0])), RULES_FLAG_INVALID
             if mixed[k]:
                 flag |= RULES_FLAG_MIXED
         row = index.get(key)
