@@ -161,13 +161,9 @@ class _Gzip(gzip.GzipFile):
         return self._guard(super().readline, size)
 
 
-def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
-    """Open a file for reading bytes, un-gzipping it when it is gzip (by content, not name).
-
-    Text with a UTF-16 or UTF-32 byte-order mark (after un-gzipping) comes out as UTF-8 bytes
-    without the mark, and UTF-8 text without its mark (so a reader that looks at the first byte,
-    such as a ``.json`` document's ``[`` or ``{``, sees the text); anything else comes out as stored.
-    """
+def _open_text(path: str | os.PathLike[str]) -> BinaryIO:
+    """:func:`open_binary` before its lone-CR step: un-gzipped, the byte-order mark dropped, UTF-16/32
+    recoded."""
     f = open(path, "rb")
     stream: BinaryIO = f
     if f.peek(2)[:2] == GZIP_MAGIC:
@@ -184,12 +180,50 @@ def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
     else:
         if head.startswith(UTF8_BOM):
             stream.read(len(UTF8_BOM))
+    return stream
+
+
+LONE_CR_HEAD = 1 << 20
+"""How far a file is searched for a line feed before its lines are taken to end in lone CRs (a
+first line longer than a peek's 8 KB may hold a CR as JSON white space)."""
+
+
+def _lone_cr_file(path: str | os.PathLike[str], stream: BinaryIO) -> bool:
+    """True when the text of ``path`` (``stream``, opened by :func:`_open_text` and not read yet)
+    has its lines ended by lone CRs: a CR, and no LF in its first :data:`LONE_CR_HEAD` bytes."""
+    if not _lone_cr(stream.peek(8192)[:8192]):  # type: ignore[attr-defined]
+        return False
+    with _open_text(path) as again:  # a CR and no LF in the peek (a few KB): look further
+        return _lone_cr(again.read(LONE_CR_HEAD))
+
+
+def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
+    """Open a file for reading bytes, un-gzipping it when it is gzip (by content, not name).
+
+    Text with a UTF-16 or UTF-32 byte-order mark (after un-gzipping) comes out as UTF-8 bytes
+    without the mark, and UTF-8 text without its mark (so a reader that looks at the first byte,
+    such as a ``.json`` document's ``[`` or ``{``, sees the text); lines ended by lone CRs (old Mac
+    files) come out ended by LF; anything else comes out as stored (:func:`reads_as_stored`).
+    """
+    stream = _open_text(path)
     try:
-        if _lone_cr(stream.peek(8192)[:8192]):  # type: ignore[attr-defined]
-            return io.BufferedReader(_LoneCR(stream), 65536)  # type: ignore[return-value]
+        if _lone_cr_file(path, stream):
+            stream = io.BufferedReader(_LoneCR(stream), 65536)  # type: ignore[assignment]
     except (OSError, EOFError, zlib.error):  # a broken gzip: the reader meets the error itself
         pass
     return stream
+
+
+def reads_as_stored(path: str | os.PathLike[str]) -> bool:
+    """True when :func:`open_binary` hands out the file's bytes exactly as stored (not gzip, no
+    byte-order mark, lines not ended by lone CRs), so a reader may take byte ranges of the file
+    itself and see what every other reader sees.  Raises ``OSError`` for a file it cannot read."""
+    with open(path, "rb") as f:
+        head = f.read(4)
+    if head.startswith(GZIP_MAGIC) or head.startswith(UTF8_BOM) or any(head.startswith(b) for b, _ in BOMS):
+        return False
+    with _open_text(path) as stream:
+        return not _lone_cr_file(path, stream)
 
 
 class TruncatedFile(EOFError):
@@ -288,7 +322,7 @@ def iter_text_lines(source: str | bytes | BinaryIO) -> Iterator[tuple[int, bytes
     """Like :func:`iter_lines` over an in-memory string, bytes or binary stream."""
     if isinstance(source, str):
         source = source.encode("utf-8")
-    if isinstance(source, bytes) and _lone_cr(source[:8192]):
+    if isinstance(source, bytes) and _lone_cr(source[:LONE_CR_HEAD]):
         source = source.replace(b"\r", b"\n")
     stream = io.BytesIO(source) if isinstance(source, bytes) else source
     for n, line in enumerate(stream, 1):

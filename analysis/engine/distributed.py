@@ -207,7 +207,8 @@ class Piece:
     """What one reading task reads of one file.
 
     ``route``: ``"range"`` (bytes ``start``..``stop`` of a plain JSON Lines file, cut at line ends),
-    ``"blocks"`` (a whole JSON Lines file that is gzipped or UTF-16/32: the fast loader's block
+    ``"blocks"`` (a whole JSON Lines file that open_binary changes, gzipped, with a byte-order mark or
+    lone-CR line ends: the fast loader's block
     reader, the Python loader if it fails part way), ``"python"`` (a whole file, by the Python loader).
     """
 
@@ -783,7 +784,7 @@ def _log_files(paths: list, fmt: str | None, summary: LoadSummary) -> list[tuple
     Raises ``FileNotFoundError`` for a missing path."""
     from spadework.analysis.engine.loader import FAST_MIN_BYTES, fast_format
     from spadework.parsers.db import log_files
-    from spadework.parsers.io import BOMS, GZIP_MAGIC, walk
+    from spadework.parsers.io import reads_as_stored, walk
 
     files = []
     for path, source, file_fmt in log_files(paths, list(walk(paths)), fmt, summary):
@@ -794,9 +795,12 @@ def _log_files(paths: list, fmt: str | None, summary: LoadSummary) -> list[tuple
             size = 0
         route = "python"
         if file_fmt == "jsonl" and fast_format(path, file_fmt) and size >= FAST_MIN_BYTES:
-            with open(full, "rb") as f:
-                head = f.read(4)
-            route = "blocks" if head.startswith(GZIP_MAGIC) or any(head.startswith(b) for b, _ in BOMS) else "range"
+            # byte ranges of the file itself only where every other reader sees those bytes too (not
+            # gzip, no byte-order mark, no lone-CR line ends: open_binary changes those)
+            try:
+                route = "range" if reads_as_stored(full) else "blocks"
+            except OSError:
+                route = "blocks"
         files.append((full, source, file_fmt, route, size))
     return files
 
