@@ -98,6 +98,7 @@ gets a ``DealOrder`` tag beside it.
 
 from __future__ import annotations
 
+import collections
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -371,7 +372,7 @@ def _tokenize(lines: list[tuple[int, str]]) -> tuple[list[_Tag | _Text], _BlockE
         if buf:
             _flush(buf, tokens, n)
     if brace_line is not None:
-        reason = "comment '{' is not closed before the end of the block (a blank line ends a block)"
+        reason = "comment '{' is not closed before the end of the block (a blank line ends a block, unless a '}' closes the comment within a few lines and before the next [Hand])"
         return tokens, _BlockError(brace_line, None, reason)
     return tokens, None
 
@@ -732,8 +733,35 @@ def iter_spn(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator[Item]:
     size = 0
     skipping = False
     has_hand = False
-    for n, raw in lines:
+    source_lines = iter(lines)
+    pushed: collections.deque[tuple[int, bytes]] = collections.deque()
+    while True:
+        nxt = pushed.popleft() if pushed else next(source_lines, None)
+        if nxt is None:
+            break
+        n, raw = nxt
         if not raw.strip():
+            if block and not skipping and _comment_open(block):
+                # a blank line inside a { ... } comment (a note of two paragraphs) does not end the
+                # block when the comment closes within a few lines and before another hand starts;
+                # otherwise the lines read ahead are put back (a stray '{' costs only its block)
+                ahead: list[tuple[int, bytes]] = []
+                closed = False
+                while len(ahead) < MAX_COMMENT_LINES:
+                    more = pushed.popleft() if pushed else next(source_lines, None)
+                    if more is None:
+                        break
+                    ahead.append(more)
+                    if _HAND_LINE.match(more[1]):
+                        break
+                    if more[1].strip() and b"}" in more[1] and not _comment_open(block + [(n, raw)] + ahead):
+                        closed = True
+                        break
+                if closed:
+                    block.extend([(n, raw)] + ahead)
+                    size += sum(len(b) + 1 for _, b in ahead) + len(raw) + 1
+                    continue
+                pushed.extendleft(reversed(ahead))
             if block:
                 item = reader.block(block)
                 if item is not None:
@@ -768,6 +796,21 @@ def iter_spn(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator[Item]:
         item = reader.block(block)
         if item is not None:
             yield item
+
+
+MAX_COMMENT_LINES = 40
+"""Most lines a { ... } comment may run on past a blank line inside it (see :func:`iter_spn`)."""
+
+
+def _comment_open(block: list[tuple[int, bytes]]) -> bool:
+    """True when a { ... } comment of ``block`` is still open at its end."""
+    if not any(b"{" in b for _, b in block):
+        return False
+    try:
+        _, error = _tokenize([(n, decode(b)) for n, b in block])
+    except ValueError:  # not UTF-8: the block's own error says so
+        return False
+    return error is not None and error.reason.startswith("comment '{' is not closed")
 
 
 def load(path: str | os.PathLike[str], source: str | None = None) -> Iterator[Item]:

@@ -459,3 +459,18 @@ def test_a_hand_with_no_blank_line_before_it_is_a_hand_of_its_own():
     ]
     assert [r.source_line for r in got] == [3, 5, 6]  # where each block starts
     assert got[0].taken is not None and got[1].taken is None
+
+
+def test_a_comment_of_two_paragraphs_keeps_its_hand():
+    """A { ... } comment with a blank line inside (FORMATS.md section 2 gives comments no length)
+    ended the block at the blank line, and the hand was lost to two errors (found by a format
+    audit).  A comment that closes within a few lines, before the next [Hand], now spans it; a
+    stray '{' still costs only its own block."""
+    header = '[Game "m"] [North "a"] [East "b"] [South "c"] [West "d"]\n\n'
+    note = '[Hand "1"] [Dealer "N"] [Bids "E 3, S 4, W 3, N 3"]\n{ TD note: first line\n\n  second paragraph }\n[Taken "N 3 E 3 S 4 W 3"]\n'
+    [rec] = items(header + note)
+    assert isinstance(rec, HandRecord) and rec.taken is not None and rec.source_line == 3
+    stray = '[Hand "1"] [Dealer "N"] [Bids "E 3, S 4, W 3, N 3"] { oops\n\n[Hand "2"] [Dealer "E"] [Bids "S 3, W 4, N 3, E 3"] { a note }\n'
+    got = items(header + stray)
+    assert [type(x) for x in got] == [LoadError, HandRecord]
+    assert "comment '{' is not closed" in got[0].message and got[1].hand == 2
