@@ -223,12 +223,7 @@ class PlayState:
         self._first_reason = first_lead_reason
         # cards outside the deck (DEAL_INVALID) are as doubtful as a card played without being held
         self._doubtful = (doubtful or frozenset()) | {c for h in self._hands for c in h if c not in self._deck}
-        # a doubtful card is beyond doubt for the seat it was dealt to (without a deal: the seat that
-        # played it first) when that seat plays it in the hand: it held the card, whoever else played it
-        plays = future or {}
-        self._confirmed = [
-            {c for c in h if c in self._deck and any(int(st) == s for _, st in plays.get(c, ()))} for s, h in enumerate(self._hands)
-        ]
+        self._confirmed = None  # per seat, worked out when a finding first needs it (_proof)
         self._unknown = [0, 0, 0, 0]
         self._maybe_broken = False
         self._led_held = True
@@ -439,6 +434,15 @@ class PlayState:
         seat plays without holding it (unless ``seat`` itself was dealt it and plays it: its holding is
         then beyond doubt), and none at all when every one of them may be the card the seat played to
         a trick whose card of its is unknown."""
+        if self._confirmed is None:
+            # a doubtful card is beyond doubt for the seat it was dealt to (without a deal: the seat
+            # that played it first) when that seat plays it in the hand: it held the card, whoever
+            # else played it
+            plays = self._future or {}
+            self._confirmed = [
+                {c for c in h if c in self._deck and any(int(st) == s for _, st in plays.get(c, ()))}
+                for s, h in enumerate(self._deal)
+            ]
         confirmed = self._confirmed[seat]
         cards = [c for c in cards if c not in self._doubtful or c in confirmed]
         k = self._unknown[seat]
