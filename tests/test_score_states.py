@@ -62,14 +62,24 @@ def _forgot_then_applied(keep):
     "keep, at_seven",
     [
         (("points", "total", "bags"), [("NS", "points", 63, -37), ("NS", "total", 263, 163), ("NS", "bags", 11, 1)]),
-        (("points", "total"), [("NS", "points", 63, -37), ("NS", "total", 263, 163)]),
-        (("total",), [("NS", "total", 263, 163)]),
     ],
-    ids=["points-total-bags", "points-total", "total-only"],
+    ids=["points-total-bags"],
 )
 def test_a_penalty_forgotten_then_applied_by_the_logs_own_count(keep, at_seven):
     got = found(_forgot_then_applied(keep))
     assert got == [(7, *row) for row in at_seven]  # nothing at hand 8
+
+
+def test_a_log_that_records_no_bags_has_the_true_bag_count_as_its_own():
+    """RULES.md section 5: the log's own state is "the last total and bag count it recorded (the
+    true value where it recorded none)".  A log that forgets the penalty at hand 7 but records no
+    bags has the true count (1) as its own, so its penalty at hand 8 comes from no count it recorded:
+    a finding.  (Until this stop its count moved on by the rules from what its points showed, which
+    two independent readings of RULES.md flagged.)  A log that records only totals: only hand 7."""
+    assert found(_forgot_then_applied(("points", "total"))) == [
+        (7, "NS", "points", 63, -37), (7, "NS", "total", 263, 163), (8, "NS", "points", -40, 60)
+    ]
+    assert found(_forgot_then_applied(("total",))) == [(7, "NS", "total", 263, 163)]
 
 
 def test_only_the_logs_wrong_count_reaches_ten():
@@ -84,13 +94,16 @@ def test_only_the_logs_wrong_count_reaches_ten():
 
 
 def test_a_total_carried_one_point_high_plus_correct_points_is_not_a_finding():
-    # hand 1's NS total is one too high; hand 2 records no total; hand 3 carries on from the log's own
-    # running total (63 + 62 + 62)
+    # hand 1's NS total is one too high; hand 2 records no total: there the log's own total is the
+    # true one (RULES.md section 5, "the true value where it recorded none"), so hand 3 carrying the
+    # point on (63 + 62 + 62) is a second finding; 63 + 62 at hand 2 and 187 at hand 3 are not
     hands = [
         sheet(1, "N", "E 2, S 3, W 3, N 3", (4, 2, 4, 3), {"NS": (62, 63, 2)}),
         sheet(2, "E", "S 3, W 3, N 3, E 2", (4, 2, 4, 3), {"NS": (62, None, 4)}),
         sheet(3, "S", "W 3, N 3, E 2, S 3", (4, 2, 4, 3), {"NS": (62, 187, 6)}),
     ]
+    assert found(hands) == [(1, "NS", "total", 63, 62), (3, "NS", "total", 187, 186)]
+    hands[1] = sheet(2, "E", "S 3, W 3, N 3, E 2", (4, 2, 4, 3), {"NS": (62, 125, 4)})
     assert found(hands) == [(1, "NS", "total", 63, 62)]
     # with every total recorded, and with the score before each hand recorded as the log carries it
     hands[1] = sheet(2, "E", "S 3, W 3, N 3, E 2", (4, 2, 4, 3), {"NS": (62, 125, 4)}, score_before=(63, 50))

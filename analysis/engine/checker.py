@@ -165,8 +165,8 @@ class _ScoreChecker:
     """Checks recorded scores against two states (RULES.md section 5, "Checking recorded scores").
 
     The *true state* is the official score chain of :func:`check_game` (passed in per hand);
-    *the log's own state* (kept here) is the last total and bag count the log recorded, moved
-    on by the rules (and by what the log itself records for a hand) where it records none.
+    *the log's own state* (kept here) is the last total and bag count the log recorded, the true
+    value where a hand records none.
     A recorded value is a SCORE_MISMATCH only when the rules give it from neither state:
 
     - ``points``: the points the rules give from either state (the bag penalty depends on the
@@ -256,19 +256,10 @@ class _ScoreChecker:
             lt, lb = self.totals[side], self.bags[side]
             if sc is not None:
                 self._check_side(h, side, sc, true, log, true_totals[side], true_bags[side], lt, lb, first and rec.score_before is None)
-            # the log's own state after the hand
-            mine = log[side]
-            implied = None if sc is None else sc.points if sc.points is not None else (
-                sc.total - lt if sc.total is not None else None
-            )
-            if sc is not None and sc.total is not None:
-                self.totals[side] = sc.total
-            else:
-                self.totals[side] = lt + (mine.points if implied is None else implied)
-            if sc is not None and sc.bags is not None:
-                self.bags[side] = sc.bags
-            else:
-                self.bags[side] = _log_bags(rs, mine, lb, implied)
+            # the log's own state after the hand: what it recorded, the true value where it
+            # recorded none (RULES.md section 5)
+            self.totals[side] = sc.total if sc is not None and sc.total is not None else true[side].total
+            self.bags[side] = sc.bags if sc is not None and sc.bags is not None else true[side].bags
 
     def _check_side(
         self, h: int, side: Side, sc: Any, true: list[SideResult], log: list[SideResult],
@@ -309,19 +300,6 @@ class _ScoreChecker:
                 why_l = _diagnose_bags(sc.bags, lg, rs, lb)
                 text += f"; from {_log_words(None, lb)} they give {lg.bags}" + (f" ({why_l})" if why_l else "")
             self._add(h, side, "bags", sc.bags, t.bags, text)
-
-
-def _log_bags(rs: Ruleset, res: SideResult, bags_before: int, points: Any) -> int:
-    """The log's own bag count after a hand that records none: the rules' count from its count
-    before, except where the points it records (or its total implies) show how many bag
-    penalties it applied: a log that forgot the penalty still counts the bags (RULES.md section 5)."""
-    if points is None or rs.bag_limit <= 0 or rs.bag_penalty <= 0:
-        return res.bags
-    applied = points - (res.points - res.bag_penalty)  # the log's penalty: 0, -100, -200...
-    if applied > 0 or applied % rs.bag_penalty:
-        return res.bags
-    left = bags_before + res.bags_this_hand + (applied // rs.bag_penalty) * rs.bag_limit
-    return int(left) if left >= 0 else res.bags
 
 
 # --- one game -----------------------------------------------------------------------------------

@@ -918,28 +918,12 @@ def _winner_of(opt, ns, ew):
 
 
 @_helper
-def _log_bags(opt, res, bags_before, implied, has_implied):
-    """``checker._log_bags``: the log's own bag count after a hand recording none: the rules' count,
-    except where the points it records (or its total implies) show the bag penalties it applied.
-    ``res``: a side's score as :func:`_score_side` gives it, in a float64[9]."""
-    pen = opt[O_BAG_PENALTY]
-    bags = np.int64(res[8])
-    if not has_implied or opt[O_BAG_LIMIT] <= 0 or pen <= 0:
-        return bags
-    applied = implied - (res[6] - res[5])  # the log's penalty: 0, -100, -200...
-    if applied > 0 or applied - np.floor(applied / pen) * pen != 0:
-        return bags
-    left = bags_before + res[3] + np.floor(applied / pen) * opt[O_BAG_LIMIT]
-    return np.int64(left) if left >= 0 else bags
-
-
-@_helper
 def _check_scores(i, first, check_before, check_score, score_points, score_total, score_bags, score_before,
                   bags_before, opt, bid, taken_off, true_t, true_b, true_res, log_t, log_b, lg, F, pos, write):
     """SCORE_MISMATCH (``checker._ScoreChecker``): a recorded value is wrong only when the rules give it
     from neither the true state (``true_t``/``true_b`` before the hand; ``true_res[side]`` the
     official score from it, as :func:`_score_side` gives it) nor the log's own state (``log_t``/
-    ``log_b``: its last recorded total and bags, moved on by the rules where it records none;
+    ``log_b``: its last recorded total and bags, the true values where a hand records none;
     updated here).  ``expected`` is the true-state value.  ``check_before``: check
     score_before/bags_before; ``check_score``: check points, total and bags.  ``taken_off``: the
     official tricks per seat (after the renege penalty); ``lg``: scratch float64[9]."""
@@ -976,11 +960,9 @@ def _check_scores(i, first, check_before, check_score, score_points, score_total
             pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_TOTAL, rt, np.rint(t_total))
         if rb != NOT_RECORDED and rb != t_bags and rb != lg[8]:
             pos = _emit(F, pos, write, i, SCORE_MISMATCH, 0, NO_SEAT, NO_CARD, sd, F_BAGS, rb, t_bags)
-        # the log's own state after the hand
-        has_implied = rp != NOT_RECORDED or rt != NOT_RECORDED
-        implied = np.float64(rp) if rp != NOT_RECORDED else (rt - lt if rt != NOT_RECORDED else 0.0)
-        log_t[sd] = rt if rt != NOT_RECORDED else lt + (implied if has_implied else lg[6])
-        log_b[sd] = rb if rb != NOT_RECORDED else _log_bags(opt, lg, lb, implied, has_implied)
+        # the log's own state after the hand: what it recorded, the true value where it recorded none
+        log_t[sd] = rt if rt != NOT_RECORDED else t_total
+        log_b[sd] = rb if rb != NOT_RECORDED else t_bags
     return pos
 
 
