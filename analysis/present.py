@@ -395,7 +395,8 @@ class Table:
             t.add_column(label, justify="right" if kind in ("rate", "pts", "mean", "signed", "int") else "left")
         for r, cells in zip(self.rows, self.cells()):
             t.add_row(*[Text(c) for c in cells], style="bold" if self._marked(r) else "")
-        console = Console(width=200, record=True, file=__import__("io").StringIO())
+        # never Jupyter's display: rich would show the text there too, beside _repr_html_'s table
+        console = Console(width=200, record=True, file=__import__("io").StringIO(), force_jupyter=False)
         console.print(t)
         if self.note:
             console.print(Text(self.note))

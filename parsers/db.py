@@ -36,7 +36,7 @@ import pyarrow as pa
 
 from spadework.parsers import formats, jsontext
 from spadework.parsers.encoding import CARD_CODES, CARD_ID
-from spadework.parsers.io import display_name, no_hands_reason, raw_text, readable_again, walk, young_collections_only
+from spadework.parsers.io import display_name, no_hands_reason, path_list, raw_text, readable_again, walk, young_collections_only
 from spadework.parsers.model import Bid, HandRecord, LoadError, SideScore, Trick
 from spadework.parsers.schema import (
     LOADED_TABLES,
@@ -801,7 +801,7 @@ def load_files(
     Raises ``FileNotFoundError`` for a path that does not exist.
     """
     summary = LoadSummary()
-    paths = list(paths)
+    paths = path_list(paths)
     files = list(walk(paths))
     bar = _Progress(len(files)) if progress else None
     loader = _Loader(con, bar.on_batch if bar else None)

@@ -432,6 +432,15 @@ def readable_again(path: str | os.PathLike[str]) -> Path:
         return _SPOOL[key]
 
 
+def path_list(paths: "str | os.PathLike[str] | Iterable[str | os.PathLike[str]]") -> list:
+    """``paths`` as a list: one file or folder given alone (a ``str``, ``bytes`` or ``Path``) is a
+    list of one, not the characters of its name (``load_files(con, "season.jsonl")`` walked the
+    whole file system from ``/``)."""
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        return [paths]
+    return list(paths)
+
+
 def walk(paths: list[str | os.PathLike[str]]) -> Iterator[Path]:
     """Every file under the given files and folders, folders recursively, in sorted order, each once.
 
@@ -440,6 +449,7 @@ def walk(paths: list[str | os.PathLike[str]]) -> Iterator[Path]:
     Hidden files and folders (starting with ``.``) inside a folder are skipped.
     Raises ``FileNotFoundError`` for a path that does not exist.
     """
+    paths = path_list(paths)
     seen: set[tuple[int, int] | str] = set()
 
     def first_time(path: Path) -> bool:

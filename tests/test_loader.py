@@ -380,3 +380,16 @@ def test_a_json_document_saved_with_a_byte_order_mark_is_read(tmp_path, engine, 
     path.write_bytes(gzip.compress(data) if shape == "gzipped" else data)
     s = engines.get_engine(engine).load(db.connect(), [path])
     assert (s.hands, s.errors) == (1 if shape == "pretty object" else 2, 0)
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_one_path_given_alone_is_one_path(tmp_path, engine, monkeypatch):
+    """``load_files(con, "season.jsonl")``: a string is iterable, and was read as the paths "s", "e",
+    "a"..., and a path starting with "/" walked the whole file system (found by an API audit)."""
+    from spadework.analysis.engine import engines
+
+    p = write(tmp_path / "a.jsonl", line(hand=1))
+    monkeypatch.chdir(tmp_path)
+    for given in (str(p), p, "a.jsonl"):
+        s = engines.get_engine(engine).load(db.connect(), given)
+        assert (s.hands, len(s.files), s.skipped) == (1, 1, [])

@@ -181,3 +181,19 @@ def test_pick_player_names_the_default_or_says_there_is_none(db_file):
     with pytest.raises(ValueError, match="no player has a hand in this database under .*'event': 'nowhere'"):
         coach.pick_player(con, None, {"event": "nowhere"})
     con.close()
+
+
+def test_a_table_in_a_notebook_is_shown_once(monkeypatch):
+    """In Jupyter, rich sends what a Console prints to the notebook as an output of its own: every
+    table of the notebooks showed twice, as text and as HTML (found by an API audit).  Its text is
+    now made off the notebook's display."""
+    import rich.console
+    import rich.jupyter
+
+    from spadework.analysis.present import Table
+
+    shown = []
+    monkeypatch.setattr(rich.console, "_is_jupyter", lambda: True)
+    monkeypatch.setattr(rich.jupyter, "display", lambda *a, **k: shown.append(a))
+    text = str(Table([{"player": "ana", "n": 3}], [("player", "Player", "text"), ("n", "Hands", "int")], title="t"))
+    assert "ana" in text and shown == []

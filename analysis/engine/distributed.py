@@ -68,6 +68,7 @@ from spadework.analysis.engine.checker import CheckSummary
 from spadework.analysis.engine.findings import ErrorPolicy
 from spadework.parsers.db import HAND_RECORDS, HAND_RECORDS_SCHEMA, FileResult, LoadSummary, file_aliases, no_hands_error
 from spadework.parsers.numba_cache import depends
+from spadework.parsers.io import path_list
 
 depends(__file__)  # the cache's places (this module takes no values from others)
 
@@ -893,7 +894,7 @@ def _run(
     ensure_storage(con)
     summary = LoadSummary()
     seconds: Counter = Counter()
-    files = _log_files(list(paths), fmt, summary) if load else []
+    files = _log_files(path_list(paths), fmt, summary) if load else []
     bar = _Bar(progress)
     starting = bar.step("starting Dask" if str(address).startswith("local") else f"connecting to {address}", 1)
     try:
@@ -1079,7 +1080,7 @@ def validate_dask(
     transaction.
     """
     loaded, checked = _run(
-        con, list(paths), rules=rules, fmt=fmt, progress=progress, address=address, output=output,
+        con, path_list(paths), rules=rules, fmt=fmt, progress=progress, address=address, output=output,
         partitions=partitions, chunk_bytes=chunk_bytes, check=True,
     )  # fmt: skip
     assert loaded is not None and checked is not None
@@ -1100,7 +1101,7 @@ def load_dask(
     """Load logs over a Dask cluster (:func:`validate_dask` without the check); the same rows and
     summary as :func:`~spadework.parsers.db.load_files`."""
     loaded, _ = _run(
-        con, list(paths), rules=None, fmt=fmt, progress=progress, address=address, output=output,
+        con, path_list(paths), rules=None, fmt=fmt, progress=progress, address=address, output=output,
         partitions=partitions, chunk_bytes=chunk_bytes, check=False,
     )  # fmt: skip
     assert loaded is not None

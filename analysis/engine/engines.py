@@ -223,11 +223,11 @@ def get_engine(name: str = "auto", size: int | None = None, *, hands: int | None
 def logs_size(paths: Paths, stop_at: int | None = AUTO_COMPILED_BYTES) -> int:
     """Bytes of the files under ``paths`` (counting stops once ``stop_at`` is reached); a missing
     path counts nothing (the loader reports it)."""
-    from spadework.parsers.io import readable_again, walk
+    from spadework.parsers.io import path_list, readable_again, walk
 
     total = 0
     try:
-        for f in walk(list(paths)):
+        for f in walk(path_list(paths)):
             total += readable_again(f).stat().st_size  # a pipe: what it holds (it is copied once)
             if stop_at is not None and total >= stop_at:
                 break

@@ -56,7 +56,7 @@ from spadework.parsers.db import (
 )
 from spadework.analysis.engine.storage import RowGroupWriter
 from spadework.analysis.engine.storage import in_transaction as _in_transaction
-from spadework.parsers.io import open_binary, read_lines, strip_gz, walk
+from spadework.parsers.io import open_binary, path_list, read_lines, strip_gz, walk
 from spadework.parsers.model import HandRecord, LoadError
 from spadework.parsers.numba_cache import depends
 from spadework.parsers.state import mark_loaded
@@ -644,7 +644,7 @@ def load_fast(
     Raises ``FileNotFoundError`` for a path that does not exist.
     """
     summary = LoadSummary()
-    paths = list(paths)
+    paths = path_list(paths)
     files = list(walk(paths))
     bar = _Progress(len(files)) if progress else None
     chunk_bytes = chunk_bytes or CHUNK_BYTES
