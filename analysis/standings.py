@@ -34,6 +34,8 @@ from typing import Any
 
 import polars as pl
 
+from spadework.parsers.state import require_checked
+
 TIEBREAKS: dict[str, tuple[str, bool]] = {
     "wins": ("most games won", True),
     "win_rate": ("highest share of finished games won", True),
@@ -347,8 +349,11 @@ def standings(
     ``tiebreak``: a chain of :data:`TIEBREAKS` keys (text ``"wins,point_diff"`` or a sequence; default
     :data:`DEFAULT_TIEBREAK`).  ``by_event``: one ranking per event (``False``: one over every game,
     ``event`` null).  ``event``: only that event (ranked under its name, whatever ``by_event``).  Raises ``ValueError`` for an unknown tie-break
-    or an event no loaded hand names (the message lists the events there are).
+    or an event no loaded hand names (the message lists the events there are), and
+    :class:`~spadework.parsers.state.NotChecked` when the derived tables are missing or older than
+    what is loaded (never a silently stale or empty answer: run ``spadework check`` first).
     """
+    require_checked(con)
     chain = parse_tiebreak(tiebreak)
     if event is not None:
         known = [r[0] for r in con.execute("SELECT DISTINCT event FROM hands WHERE event IS NOT NULL ORDER BY 1").fetchall()]

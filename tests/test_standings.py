@@ -336,3 +336,20 @@ def test_standings_saved_to_a_file_keep_their_columns(tmp_path):
     assert " Partnership " in out and "Partnersh\n" not in out
     game_rows = [line for line in out.splitlines() if line.startswith("cn-0314-t4")]
     assert len(game_rows) == 1 and "mo & oli" in game_rows[0] and "ned & pat" in game_rows[0]
+
+
+def test_standings_of_a_database_not_checked_since_its_last_load_stop():
+    """``standings(con)`` answered with empty frames on a database never checked, and with the old
+    results after more logs were loaded (found by an API audit), while ``spadework standings`` and
+    the metrics refuse; the library now refuses too."""
+    from spadework.analysis.engine.checker import check_db
+    from spadework.analysis.standings import standings
+    from spadework.parsers import db
+    from spadework.parsers.state import NotChecked
+
+    con = db.connect()
+    db.load_files(con, [ROOT / "data" / "sample" / "season.jsonl"])
+    with pytest.raises(NotChecked):
+        standings(con)
+    check_db(con)
+    assert standings(con).games.height == 60

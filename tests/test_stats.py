@@ -180,6 +180,9 @@ def test_pick_player_names_the_default_or_says_there_is_none(db_file):
     assert coach.pick_player(con) == coach.default_player(con)
     with pytest.raises(ValueError, match="no player has a hand in this database under .*'event': 'nowhere'"):
         coach.pick_player(con, None, {"event": "nowhere"})
+    # a misspelt name fails here, at the cell that names it, not cells later (found by an API audit)
+    with pytest.raises(ValueError, match="unknown player 'Bo'; players: .*bo"):
+        coach.pick_player(con, "Bo")
     con.close()
 
 
