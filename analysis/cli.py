@@ -455,7 +455,14 @@ def simulate(
     games: Annotated[int, typer.Option("--games", min=0, help="Games to play, each to the target score (or stopped unfinished after 60 hands, as a game between sandbaggers can be).")] = 60,
     seed: Annotated[int, typer.Option("--seed", help="Random seed: the same seed writes the same bytes.")] = 1,
     out_fmt: Annotated[Optional[str], typer.Option("--format", help="jsonl, spn or csv (default: from --out).")] = None,
-    rules: RulesOpt = None,
+    rules: Annotated[
+        Optional[str],
+        typer.Option(
+            "--rules",
+            help="Ruleset every game is played under: a preset (standard, barmore, nyc, openspiel) "
+            'or JSON like \'{"preset": "standard", "target": 300}\' [default: standard].',
+        ),
+    ] = None,
     faults: Annotated[float, typer.Option("--faults", min=0.0, max=1.0, help="Chance per hand of a planted fault (0..1).")] = 0.0,
     quiet: QuietOpt = False,
 ) -> None:
@@ -483,6 +490,7 @@ def simulate(
             records, planted = simulate_season(players, games, seed, rules=rules_spec, fault_rate=faults,
                                                progress=lambda done, hands: bar.update(done))  # fmt: skip
             bar.stage(f"writing {len(records):,} hands")
+            out_path.parent.mkdir(parents=True, exist_ok=True)  # a new folder, as --db and report make one
             hands, rows = write_season(records, out_path, fmt=out_fmt, faults=planted if faults > 0 else None)
     except (RulesError, ValueError, OSError) as exc:
         err.print(f"error: {_os_error_text(exc) if isinstance(exc, OSError) else exc}")

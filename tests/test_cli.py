@@ -288,3 +288,12 @@ def test_running_out_of_memory_is_a_clear_error(monkeypatch, tmp_path):
         r = run(*args, DATA / "club_night.jsonl", "--engine", "fast")
         assert r.exit_code == 2, args
         assert "error: out of memory: Out of Memory Error" in r.output and "--memory-limit" in r.output
+
+
+def test_simulate_makes_the_folder_it_writes_into(tmp_path):
+    """``simulate --out new/x.jsonl`` failed with "no such file or directory" while ``--db`` and
+    ``report`` make their folders (found by an API audit)."""
+    out = tmp_path / "new" / "sub" / "x.jsonl"
+    r = runner.invoke(app, ["simulate", "--games", "1", "--players", "4", "--out", str(out), "-q"])
+    assert r.exit_code == 0, r.output
+    assert out.read_text().count("\n") >= 1
