@@ -177,8 +177,15 @@ def hand_features(cards: Iterable[str], ruleset: Ruleset | Any = None) -> HandFe
     """The count of a hand of card codes under ``ruleset`` (a :class:`Ruleset` or anything
     :func:`get_ruleset` reads; default ``standard``).  See the module doc for each part.
 
-    Cards outside the ruleset's deck are ignored.  Raises :class:`RulesError` for bad rules.
+    Cards outside the ruleset's deck are ignored.  Raises :class:`RulesError` for bad rules and
+    ``ValueError`` for ``cards`` given as one string (``"AS KS"``: pass a list) or naming a card twice.
     """
+    if isinstance(cards, (str, bytes)):
+        raise ValueError(f"cards must be a list of card codes such as {str(cards).split()[:3]}, not one string")
+    cards = list(cards)
+    if len(set(cards)) != len(cards):
+        twice = sorted({c for c in cards if cards.count(c) > 1})
+        raise ValueError(f"a hand holds each card once; {', '.join(twice)} is given twice")
     rs = ruleset if isinstance(ruleset, Ruleset) else get_ruleset(ruleset)
     view = _view(rs)
     suit, rank = view.suit, view.rank

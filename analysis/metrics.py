@@ -160,6 +160,11 @@ class Filters:
         if isinstance(value, Filters):
             return value
         known = {f.name for f in fields(cls)}
+        if not isinstance(value, Mapping):
+            raise ValueError(
+                f"filters must be a mapping such as {{'player': {value!r}}} or a Filters, not {type(value).__name__}"
+                f" {value!r}; known filters: {sorted(known)}"
+            )
         unknown = set(value) - known
         if unknown:
             raise ValueError(f"unknown filter {sorted(unknown)}; known filters: {sorted(known)}")
@@ -181,6 +186,8 @@ class Filters:
             if value is None:
                 return
             values = [value] if isinstance(value, (str, int)) else list(value)
+            if column != "position" and not all(isinstance(v, str) for v in values):
+                raise ValueError(f"filter {column!r}: {value!r} is not a name (text, or a list of texts)")
             clauses.append(f"{column} IN ({', '.join('?' for _ in values)})")
             params.extend(values)
 
@@ -1294,7 +1301,11 @@ def run_all(
 def _run_all(con, filters, by, names) -> pl.DataFrame:
     frames = []
     keys = _keys(by)
-    for name in names or SCALAR_METRICS:
+    names = list(names or SCALAR_METRICS)
+    for name in names:
+        if name not in REGISTRY:
+            raise KeyError(f"unknown metric {name!r}; known: {', '.join(REGISTRY)}")
+    for name in names:
         m = REGISTRY[name]
         if m.extra_keys:
             raise ValueError(f"{name} has extra keys {m.extra_keys}; run it on its own")

@@ -308,3 +308,14 @@ def test_fits_read_back_from_the_table(sample):
     text = hv.fit_summary(ro)
     assert text.startswith("Hand value: expected_tricks = 0.806 +0.815 side_honours") and "n=125 nils" in text
     ro.close()
+
+
+def test_cards_given_as_one_string_or_twice_are_an_error():
+    """``hand_features("AS KS ...")`` counted the characters of the string (every part 0), and 13
+    copies of AS counted as 10 trumps (found by an API audit)."""
+    from spadework.analysis.handvalue import hand_features
+
+    with pytest.raises(ValueError, match="not one string"):
+        hand_features("AS KS QS")
+    with pytest.raises(ValueError, match="AS is given twice"):
+        hand_features(["AS"] * 13)

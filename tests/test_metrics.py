@@ -708,3 +708,22 @@ def test_the_score_situation_is_the_official_one_under_a_renege_penalty(tmp_path
         ORDER BY sh.hand, sh.side""").fetchall()
     assert rows and all(before == official for _, _, before, official, _ in rows)
     assert any(played is not None and played != official for *_, official, played in rows)  # the penalty moved tricks
+
+
+def test_misused_filters_and_names_say_what_is_wrong(tmp_path):
+    """Found by an API audit: a player given as a number reached DuckDB ("Could not convert string
+    'ana' to INT32"), a bare string as the filters was read as the keys 'b', 'o', and an unknown
+    metric in ``run_all`` was a bare KeyError."""
+    from conftest import ROOT
+    from spadework.analysis.engine.checker import check_db
+    from spadework.parsers import db
+
+    con = db.connect()
+    db.load_files(con, [ROOT / "data" / "club_night.jsonl"])
+    check_db(con)
+    with pytest.raises(ValueError, match="filter 'player': 3 is not a name"):
+        metrics.run(con, "bid_bias", {"player": 3})
+    with pytest.raises(ValueError, match="filters must be a mapping such as {'player': 'bo'}"):
+        metrics.run(con, "bid_bias", "bo")
+    with pytest.raises(KeyError, match="unknown metric 'nope'; known: "):
+        metrics.run_all(con, names=["nope"])
