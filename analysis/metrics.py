@@ -1421,8 +1421,8 @@ def findings_grid(con, filters: Filters | Mapping[str, Any] | None = None) -> pl
 
 
 def score_mismatches(con, filters: Filters | Mapping[str, Any] | None = None) -> pl.DataFrame:
-    """``SCORE_MISMATCH`` and ``GAME_RESULT_MISMATCH`` findings: ``game_id, hand, side, field, recorded,
-    expected, message, table_name, round`` (RULES.md section 5, "Checking recorded scores")."""
+    """``SCORE_MISMATCH`` and ``GAME_RESULT_MISMATCH`` findings: ``game_id, hand, side, code, field,
+    recorded, expected, message, table_name, round`` (RULES.md section 5, "Checking recorded scores")."""
     df = findings(con, filters)
     return df.filter(pl.col("code").is_in(["SCORE_MISMATCH", "GAME_RESULT_MISMATCH"])).select(
         "game_id", "hand", "side", "code", "field", "recorded", "expected", "message", "table_name", "round"

@@ -647,3 +647,9 @@ def test_no_renege_against_the_lead_of_a_card_not_held():
     # lead, so nobody is flagged for not following spades to it; W's CARD_NOT_HELD is the whole finding
     rec = record(["5D", "3D", "AD", "2D", (W, "AS"), "5H", "4C", "7H"])
     assert [f.place for f in found(rec)] == [(F.CARD_NOT_HELD, 1, 2, W, "AS")]
+
+
+def test_replay_hand_takes_the_rules_as_check_game_does():
+    """``replay_hand(rec, "standard")`` was an AttributeError (found by an API audit)."""
+    rec = record(["QS"])
+    assert [f.place for f in replay_hand(rec, "standard").findings] == [f.place for f in found(rec)]

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from spadework.analysis.engine.findings import (
     BID_INVALID,
@@ -45,7 +45,7 @@ from spadework.analysis.engine.findings import (
     FindingList,
     where,
 )
-from spadework.analysis.engine.rules import Ruleset
+from spadework.analysis.engine.rules import Ruleset, get_ruleset
 from spadework.parsers.cards import describe_suit
 from spadework.parsers.model import Bid, HandRecord
 from spadework.parsers.seats import SEATS, SIDES, Seat, Side
@@ -874,7 +874,7 @@ def _gap_finding(
 
 def replay_hand(
     record: HandRecord,
-    ruleset: Ruleset,
+    ruleset: Ruleset | Any,
     *,
     score_before: tuple[int, int] | None = None,
     scores_known: bool = True,
@@ -883,6 +883,7 @@ def replay_hand(
 ) -> HandReplay:
     """Replay one hand: check its deal, its bidding and every trick (RULES.md sections 1, 3, 4, 7).
 
+    ``ruleset``: a :class:`Ruleset`, or anything :func:`get_ruleset` reads (``"barmore"``, options).
     ``score_before``: the recomputed running totals (NS, EW) before the hand, for the
     blind-bid conditions (default 0-0); ``scores_known=False``: they are not known (a hand
     missing before this one), so conditions on them are not checked.  ``policy``:
@@ -906,6 +907,8 @@ def replay_hand(
     incomplete and has no tricks-taken record.
     """
     findings = FindingList(policy)
+    if not isinstance(ruleset, Ruleset):
+        ruleset = get_ruleset(ruleset)  # a preset name or options, as check_game takes them
     gid, h = record.game_id, record.hand
     if score_before is None:
         score_before = (0, 0)
