@@ -97,7 +97,7 @@ MemoryOpt = Annotated[
     typer.Option(
         "--memory-limit",
         help="DuckDB memory limit such as 448MB or 4GB; beyond it DuckDB spills to a temporary folder. "
-        "Default: 192MB with the compiled engine (peak memory then stays under 1 GiB however large the logs), "
+        "Default: 128MB with the compiled engine (peak memory then stays under 1 GiB however large the logs), "
         "DuckDB's own default (80% of RAM) with the reference.",
         show_default=False,
     ),

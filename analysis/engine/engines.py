@@ -41,9 +41,12 @@ AUTO_COMPILED_BYTES = 2 * 1024 * 1024
 """``auto`` takes the compiled engine when the logs named add up to this many bytes or more."""
 AUTO_COMPILED_HANDS = 3_000
 """``auto`` checks a database with the compiled engine when it holds this many hands or more."""
-COMPILED_MEMORY_LIMIT = "192MB"
+COMPILED_MEMORY_LIMIT = "128MB"
 """DuckDB's memory limit under the compiled engine unless the caller sets one (spilling to a
-private folder beyond it).  Peak memory of a 1M-hand validate is about 0.87 GiB with it (0.93 GiB
+private folder beyond it).  Peak memory of a 1M-hand validate is about 0.66 GiB with it and the
+reader's 16 MB blocks (0.85 GiB with 192MB and 32 MB blocks, in the same wall time; a database to
+database check 0.67 against 0.73-0.76 GiB, no slower; 300,000 hands each with a 300-byte extension
+0.72 against 0.90 GiB).  Before: 0.87 GiB with 192MB (0.93 GiB
 with 256MB, in the same wall time, paired; 1.06 GiB with 384MB once the loader's writer held a
 row group of each table: DuckDB keeps an open transaction's rows outside its limit).  The margin
 under 1 GiB is for wider lines than the simulator's: 1M hands each with a 300-byte extension

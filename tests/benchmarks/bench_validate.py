@@ -64,7 +64,7 @@ if str(ROOT) not in sys.path:
 RESULTS = Path(__file__).with_name("results.md")
 DEFAULT_HANDS = 100_000
 DEFAULT_REF_HANDS = 3_000
-DEFAULT_MEMORY_LIMIT = "192MB"
+DEFAULT_MEMORY_LIMIT = "128MB"
 """DuckDB's memory_limit of the compiled engine's stages: the command line's default
 (``engines.COMPILED_MEMORY_LIMIT``; ``tests/test_engines.py`` keeps the two equal)."""
 FLOOR_MEMORY_LIMIT = "384MB"
