@@ -227,7 +227,12 @@ def _short(text: str, limit: int = 40) -> str:
 
 
 def iter_histories(lines: Iterable[tuple[int, bytes]], source: str, players: Sequence[str | None] | None = None) -> Iterator[Item]:
-    """Parse numbered raw lines, each an episode object or a bare history; blank and ``#`` lines are skipped."""
+    """Parse numbered raw lines, each an episode object or a bare history; blank and ``#`` lines are skipped.
+
+    Raises ``ValueError`` (at the first item) for ``players`` that do not name 4 seats: a mistake of
+    the caller, not of a line."""
+    if players is not None and len(tuple(players)) != 4:
+        raise ValueError(f"players must name the 4 seats N, E, S, W in order, not {list(players)!r}")
     stem = Path(strip_gz(os.path.basename(source))).stem or "openspiel"
     position = 0
     seen: dict[str, int] = {}

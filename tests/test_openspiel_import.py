@@ -252,3 +252,11 @@ def test_histories_are_recognised_with_spaces_commas_or_brackets(tmp_path, spell
     got, errors = split(openspiel.load(path))
     want, _ = split(openspiel.load(CORPUS / "histories.txt"))
     assert not errors and [r.tricks for r in got] == [r.tricks for r in want[:5]]
+
+
+def test_players_naming_fewer_than_four_seats_is_one_error():
+    """``openspiel.load(path, players=["a", "b"])`` made every line a load error (found by an API audit)."""
+    from spadework.parsers import openspiel
+
+    with pytest.raises(ValueError, match="players must name the 4 seats"):
+        list(openspiel.loads("0 1 2\n", players=["a", "b"]))
