@@ -14,6 +14,7 @@ the last whole line read (the records before it are kept by the loader).
 from __future__ import annotations
 
 import codecs
+import collections
 import contextlib
 import gc
 import gzip
@@ -327,6 +328,25 @@ def iter_text_lines(source: str | bytes | BinaryIO) -> Iterator[tuple[int, bytes
     stream = io.BytesIO(source) if isinstance(source, bytes) else source
     for n, line in enumerate(stream, 1):
         yield n, line.rstrip(b"\r\n")
+
+
+class LookAhead:
+    """Numbered lines that a reader may read ahead of and put back: a score-sheet row whose quoted
+    cell goes on to the next lines, an SPN comment with a blank line inside.  Iterate it as the
+    lines; :meth:`put_back` returns lines read ahead (in their order) to be read again."""
+
+    def __init__(self, lines: Iterable[tuple[int, bytes]]) -> None:
+        self._lines = iter(lines)
+        self._back: collections.deque[tuple[int, bytes]] = collections.deque()
+
+    def __iter__(self) -> "LookAhead":
+        return self
+
+    def __next__(self) -> tuple[int, bytes]:
+        return self._back.popleft() if self._back else next(self._lines)
+
+    def put_back(self, lines: list[tuple[int, bytes]]) -> None:
+        self._back.extendleft(reversed(lines))
 
 
 def decode(raw: bytes) -> str:

@@ -59,7 +59,6 @@ keeps them.  See :func:`protect_cell` and :func:`unprotect_cell`.
 
 from __future__ import annotations
 
-import collections
 import csv
 import io
 import os
@@ -68,7 +67,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import IO, Any
 
-from spadework.parsers.io import decode, iter_lines, iter_text_lines, raw_text
+from spadework.parsers.io import LookAhead, decode, iter_lines, iter_text_lines, raw_text
 from spadework.parsers.jsonl import KNOWN_KEYS, record_from_obj
 from spadework.parsers.model import HandRecord, LoadError, RecordError
 from spadework.parsers.seats import SEATS, SIDES, Seat
@@ -268,7 +267,7 @@ MAX_ROW_LINES = 20
 """Most lines one row may span (line breaks inside quoted cells)."""
 
 
-def _quoted_row(raw: bytes, more: Iterator[tuple[int, bytes]], pushed: collections.deque, cells: int, delimiter: str) -> bytes:
+def _quoted_row(raw: bytes, more: LookAhead, cells: int, delimiter: str) -> bytes:
     """A row whose quote is still open at the end of its line goes on to the next lines (a quoted
     cell holding a line break, as a spreadsheet writes a name typed on two lines): the lines up to
     the one that closes it, joined, when they read as one row of ``cells`` cells; otherwise ``raw``
@@ -277,7 +276,7 @@ def _quoted_row(raw: bytes, more: Iterator[tuple[int, bytes]], pushed: collectio
     parts = [raw]
     open_quote = True
     while open_quote and len(taken) < MAX_ROW_LINES:
-        nxt = pushed.popleft() if pushed else next(more, None)
+        nxt = next(more, None)
         if nxt is None:
             break
         taken.append(nxt)
@@ -290,7 +289,7 @@ def _quoted_row(raw: bytes, more: Iterator[tuple[int, bytes]], pushed: collectio
                 return joined
         except ValueError:
             pass
-    pushed.extendleft(reversed(taken))
+    more.put_back(taken)
     return raw
 
 
@@ -298,17 +297,12 @@ def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator
     """Parse numbered raw lines of a score sheet (see the module doc), one row at a time."""
     columns: list[str] | None = None
     delimiter = ","
-    source_lines = iter(lines)
-    pushed: collections.deque[tuple[int, bytes]] = collections.deque()
-    while True:
-        nxt = pushed.popleft() if pushed else next(source_lines, None)
-        if nxt is None:
-            return
-        n, raw = nxt
+    source_lines = LookAhead(lines)
+    for n, raw in source_lines:
         if not raw.strip():
             continue
         if columns is not None and raw.count(b'"') % 2:
-            raw = _quoted_row(raw, source_lines, pushed, len(columns), delimiter)
+            raw = _quoted_row(raw, source_lines, len(columns), delimiter)
         try:
             text = decode(raw)
         except ValueError as exc:

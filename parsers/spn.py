@@ -98,7 +98,6 @@ gets a ``DealOrder`` tag beside it.
 
 from __future__ import annotations
 
-import collections
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -109,7 +108,7 @@ import orjson
 
 from spadework.parsers import jsontext
 from spadework.parsers.cards import CardError, format_pbn_deal, parse_card, parse_pbn_deal, sort_cards, spellings
-from spadework.parsers.io import decode, iter_lines, iter_text_lines, raw_text
+from spadework.parsers.io import LookAhead, decode, iter_lines, iter_text_lines, raw_text
 from spadework.parsers.jsonl import KNOWN_KEYS, record_from_obj, record_to_obj
 from spadework.parsers.model import HandRecord, LoadError
 from spadework.parsers.seats import SEATS, SIDES, Seat, Side
@@ -733,13 +732,8 @@ def iter_spn(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator[Item]:
     size = 0
     skipping = False
     has_hand = False
-    source_lines = iter(lines)
-    pushed: collections.deque[tuple[int, bytes]] = collections.deque()
-    while True:
-        nxt = pushed.popleft() if pushed else next(source_lines, None)
-        if nxt is None:
-            break
-        n, raw = nxt
+    source_lines = LookAhead(lines)
+    for n, raw in source_lines:
         if not raw.strip():
             if block and not skipping and _comment_open(block):
                 # a blank line inside a { ... } comment (a note of two paragraphs) does not end the
@@ -748,7 +742,7 @@ def iter_spn(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator[Item]:
                 ahead: list[tuple[int, bytes]] = []
                 closed = False
                 while len(ahead) < MAX_COMMENT_LINES:
-                    more = pushed.popleft() if pushed else next(source_lines, None)
+                    more = next(source_lines, None)
                     if more is None:
                         break
                     ahead.append(more)
@@ -761,7 +755,7 @@ def iter_spn(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator[Item]:
                     block.extend([(n, raw)] + ahead)
                     size += sum(len(b) + 1 for _, b in ahead) + len(raw) + 1
                     continue
-                pushed.extendleft(reversed(ahead))
+                source_lines.put_back(ahead)
             if block:
                 item = reader.block(block)
                 if item is not None:
