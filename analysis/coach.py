@@ -166,14 +166,6 @@ _SCHEMA = {
 }  # fmt: skip
 
 
-def _known_players(wanted: Sequence[str], known: Sequence[str]) -> None:
-    """Raise ``ValueError`` naming the first of ``wanted`` not among ``known`` (and listing those)."""
-    unknown = [p for p in wanted if p not in known]
-    if unknown:
-        shown = ", ".join(known[:20]) + (" ..." if len(known) > 20 else "")
-        raise ValueError(f"unknown player {unknown[0]!r}; players: {shown or '(none)'}")
-
-
 def player_tables(
     con,
     players: Sequence[str] | None = None,
@@ -194,7 +186,7 @@ def player_tables(
     """
     known = metrics.players(con)
     wanted = list(known if players is None else players)
-    _known_players(wanted, known)
+    metrics.require_players(con, wanted)
     base = metrics.Filters.of(filters).to_dict()
     base.pop("player", None)
     base.pop("exclude_player", None)
@@ -515,7 +507,7 @@ def pick_player(con, player: str | None = None, filters: metrics.Filters | Mappi
     of load errors only, or an event with no hands; and for a ``player`` no hand names (a typo:
     the message lists the players)."""
     if player is not None:
-        _known_players([player], metrics.players(con))
+        metrics.require_players(con, [player])
     chosen = player or default_player(con, filters)
     if chosen is None:
         where = f" under {metrics.Filters.of(filters).to_dict()}" if filters else ""

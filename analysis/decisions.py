@@ -221,10 +221,7 @@ def leaks(
     Empty (same columns) when there is no other winning player to compare with (no finished game).
     Raises ``ValueError`` for an unknown player (listing the players).
     """
-    known = metrics.players(con)
-    if player not in known:
-        shown = ", ".join(known[:20]) + (" ..." if len(known) > 20 else "")
-        raise ValueError(f"unknown player {player!r}; players: {shown or '(none)'}")
+    metrics.require_players(con, [player])
     base = _base(filters)
     with metrics.snapshot(con):
         if winning is None:

@@ -1429,6 +1429,16 @@ def score_mismatches(con, filters: Filters | Mapping[str, Any] | None = None) ->
     )
 
 
+def require_players(con, wanted: Sequence[str]) -> None:
+    """Raise ``ValueError`` naming the first of ``wanted`` that no hand names (a typo), and listing
+    the players there are (the first 20)."""
+    known = players(con)
+    unknown = [p for p in wanted if p not in known]
+    if unknown:
+        shown = ", ".join(known[:20]) + (" ..." if len(known) > 20 else "")
+        raise ValueError(f"unknown player {unknown[0]!r}; players: {shown or '(none)'}")
+
+
 def players(con) -> list[str]:
     """Every player name in the database, sorted."""
     prepare(con)

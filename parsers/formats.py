@@ -74,7 +74,8 @@ def sniff(head: bytes) -> str | None:
     # "{ typed by the TD }" is an SPN comment, not an object
     objs = [ln for ln in lines[:20] if _OBJECT_LINE.match(ln)]
     tagged = any(_TAG_LINE.match(ln) for ln in lines[:20])
-    if objs and not (tagged and not _OBJECT_LINE.match(first) and not re.match(rb"\[\s*\{", text)):
+    array = re.match(rb"\[\s*\{", text) is not None
+    if objs and (array or _OBJECT_LINE.match(first) or not tagged):
         # OpenSpiel episodes are JSON objects too: any of the first lines tells (one bad line must not)
         if any(b'"history"' in ln and b'"game_id"' not in ln for ln in objs):
             return "openspiel"
@@ -82,7 +83,7 @@ def sniff(head: bytes) -> str | None:
     ints = sum(1 for ln in lines[:20] if _INT_LINE.match(ln))
     if ints and ints * 2 >= min(len(lines), 20):  # most lines are integer histories (a bad one may be among them)
         return "openspiel"
-    if re.match(rb"\[\s*\{", text):
+    if array:
         return "jsonl"
     if text.startswith((b"[", b"%", b";", b"{")) and (tagged or not text.startswith(b"{")):
         # tag pairs, or a comment first (";", "%", "{ ... }")

@@ -162,26 +162,28 @@ class _Gzip(gzip.GzipFile):
         return self._guard(super().readline, size)
 
 
-def _open_text(path: str | os.PathLike[str]) -> BinaryIO:
-    """:func:`open_binary` before its lone-CR step: un-gzipped, the byte-order mark dropped, UTF-16/32
-    recoded."""
+def _open_text(path: str | os.PathLike[str]) -> tuple[BinaryIO, bool]:
+    """:func:`open_binary` before its lone-CR step (un-gzipped, the byte-order mark dropped, UTF-16/32
+    recoded), and whether any of those changed the stored bytes."""
     f = open(path, "rb")
     stream: BinaryIO = f
+    changed = False
     if f.peek(2)[:2] == GZIP_MAGIC:
         stream = _Gzip(fileobj=f, mode="rb")  # type: ignore[assignment]
+        changed = True
     try:
         head = stream.peek(4)[:4]  # type: ignore[attr-defined]
     except (OSError, EOFError, zlib.error):  # a broken gzip: the reader meets the error itself
-        return stream
+        return stream, changed
     for bom, encoding in BOMS:
         if head.startswith(bom):
             stream.read(len(bom))
             stream = io.BufferedReader(_Recoded(stream, encoding), 65536)  # type: ignore[assignment]
-            break
-    else:
-        if head.startswith(UTF8_BOM):
-            stream.read(len(UTF8_BOM))
-    return stream
+            return stream, True
+    if head.startswith(UTF8_BOM):
+        stream.read(len(UTF8_BOM))
+        return stream, True
+    return stream, changed
 
 
 LONE_CR_HEAD = 1 << 20
@@ -194,7 +196,8 @@ def _lone_cr_file(path: str | os.PathLike[str], stream: BinaryIO) -> bool:
     has its lines ended by lone CRs: a CR, and no LF in its first :data:`LONE_CR_HEAD` bytes."""
     if not _lone_cr(stream.peek(8192)[:8192]):  # type: ignore[attr-defined]
         return False
-    with _open_text(path) as again:  # a CR and no LF in the peek (a few KB): look further
+    again, _ = _open_text(path)  # a CR and no LF in the peek (a few KB): look further
+    with again:
         return _lone_cr(again.read(LONE_CR_HEAD))
 
 
@@ -206,7 +209,7 @@ def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
     such as a ``.json`` document's ``[`` or ``{``, sees the text); lines ended by lone CRs (old Mac
     files) come out ended by LF; anything else comes out as stored (:func:`reads_as_stored`).
     """
-    stream = _open_text(path)
+    stream, _ = _open_text(path)
     try:
         if _lone_cr_file(path, stream):
             stream = io.BufferedReader(_LoneCR(stream), 65536)  # type: ignore[assignment]
@@ -219,12 +222,9 @@ def reads_as_stored(path: str | os.PathLike[str]) -> bool:
     """True when :func:`open_binary` hands out the file's bytes exactly as stored (not gzip, no
     byte-order mark, lines not ended by lone CRs), so a reader may take byte ranges of the file
     itself and see what every other reader sees.  Raises ``OSError`` for a file it cannot read."""
-    with open(path, "rb") as f:
-        head = f.read(4)
-    if head.startswith(GZIP_MAGIC) or head.startswith(UTF8_BOM) or any(head.startswith(b) for b, _ in BOMS):
-        return False
-    with _open_text(path) as stream:
-        return not _lone_cr_file(path, stream)
+    stream, changed = _open_text(path)
+    with stream:
+        return not changed and not _lone_cr_file(path, stream)
 
 
 class TruncatedFile(EOFError):

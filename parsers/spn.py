@@ -164,13 +164,17 @@ _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\Z")
 _INT = re.compile(r"[+-]?\d+\Z")
 _GAME_TAG_SCAN = re.compile(r"\[\s*(" + "|".join(GAME_TAGS) + r")\b")
 _HAND_TAG = re.compile(r"\[\s*Hand\b")
+"""A [Hand] tag: a block that holds one is a hand, not game-level tags alone."""
 _HAND_LINE = re.compile(rb"\s*\[\s*Hand\s")
 """A line that starts with a [Hand] tag (raw bytes): it starts a hand, even without a blank line before it."""
 _GAME_TAGS_LINE = re.compile(
     rb'\s*(?:\[\s*(?:' + b"|".join(k.encode() for k in GAME_TAGS) + rb')\s+"(?:[^"\\]|\\.)*"\s*\]\s*)+(?:;.*)?\Z'
 )
 """A line of game-level tags only (they go with the hand that follows them)."""
-"""A [Hand] tag: a block that holds one is a hand, not game-level tags alone."""
+_UNCLOSED_COMMENT = (
+    "comment '{' is not closed before the end of the block (a blank line ends a block, unless a '}' "
+    "closes the comment within a few lines and before the next [Hand])"
+)
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "r": "\r", "t": "\t"}
 _CARD_SPELLINGS = spellings()
 _SPECIAL = re.compile(r"[{;\[]")
@@ -371,8 +375,7 @@ def _tokenize(lines: list[tuple[int, str]]) -> tuple[list[_Tag | _Text], _BlockE
         if buf:
             _flush(buf, tokens, n)
     if brace_line is not None:
-        reason = "comment '{' is not closed before the end of the block (a blank line ends a block, unless a '}' closes the comment within a few lines and before the next [Hand])"
-        return tokens, _BlockError(brace_line, None, reason)
+        return tokens, _BlockError(brace_line, None, _UNCLOSED_COMMENT)
     return tokens, None
 
 
@@ -804,7 +807,7 @@ def _comment_open(block: list[tuple[int, bytes]]) -> bool:
         _, error = _tokenize([(n, decode(b)) for n, b in block])
     except ValueError:  # not UTF-8: the block's own error says so
         return False
-    return error is not None and error.reason.startswith("comment '{' is not closed")
+    return error is not None and error.reason == _UNCLOSED_COMMENT
 
 
 def load(path: str | os.PathLike[str], source: str | None = None) -> Iterator[Item]:

@@ -471,18 +471,17 @@ def check_game(
     else:
         key0, rs0 = rules_key(recs[0].rules)
         if rs0 is None:
+            rs0 = fallback_ruleset(recs[0].rules)
             findings.append(
                 Finding(
                     code=RULES_INVALID,
                     game_id=gid,
                     hand=recs[0].hand,
                     message=f"{where(recs[0].hand)}: rules {_rules_text(recs[0].rules)} cannot be read "
-                    f"({_rules_error(recs[0].rules)}); the game is checked under {ruleset_name(fallback_ruleset(recs[0].rules))}",
+                    f"({_rules_error(recs[0].rules)}); the game is checked under {ruleset_name(rs0)}",
                 )
             )
-            rs = fallback_ruleset(recs[0].rules)
-        else:
-            rs = rs0
+        rs = rs0
         for r in recs[1:]:
             key, _ = rules_key(r.rules)
             if key != key0:

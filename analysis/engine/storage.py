@@ -442,13 +442,14 @@ def pack_table(table: pa.Table, rules: Any = None, hands: Any = None) -> PackedP
     from spadework.analysis.engine.rules import fallback_ruleset, rules_key, ruleset_name
 
     keys: dict[str, int] = {}
-    key_of, rs_of = [], []
+    key_of, rs_of, unreadable = [], [], []
     for text in renc.dictionary.to_pylist() if n else []:
         value, obj = text.rsplit("\x00", 1)
         spec = orjson.loads(value) if obj == "1" else value
         key, rs = rules_key(spec)
         key_of.append(keys.setdefault(key, len(keys)))
-        rs_of.append(rs if rs is not None else (fallback_ruleset(spec),))  # (unreadable: checked under its fallback)
+        rs_of.append(rs if rs is not None else fallback_ruleset(spec))  # unreadable: checked under its fallback
+        unreadable.append(rs is None)
     key_row = np.asarray(key_of, np.int64)[rcode] if n else np.zeros(0, np.int64)
     first = rcode[starts] if n else np.zeros(0, np.int64)
     if n:
@@ -463,8 +464,8 @@ def pack_table(table: pa.Table, rules: Any = None, hands: Any = None) -> PackedP
             rs, key = override, -1
         else:
             rs, key = rs_of[first[k]], key_of[first[k]]
-            if isinstance(rs, tuple):
-                rs, key, flag = rs[0], ("fallback", ruleset_name(rs[0])), RULES_FLAG_INVALID
+            if unreadable[first[k]]:
+                key, flag = ("fallback", ruleset_name(rs)), RULES_FLAG_INVALID
             if mixed[k]:
                 flag |= RULES_FLAG_MIXED
         row = index.get(key)
