@@ -174,8 +174,8 @@ def record_from_obj(
         if major != "1":
             raise RecordError(f"schema {schema!r} is not supported (this reader reads spades-hand/1)")
     game_id = _str(_need(obj, "game_id"), "game_id")
-    if not game_id:
-        raise RecordError("game_id is empty")
+    if not game_id or game_id.isspace():
+        raise RecordError("game_id is empty" if not game_id else "game_id is blank (only white space)")
     hand = _int(_need(obj, "hand"), "hand", minimum=1)
     players_raw = _seat_map(_need(obj, "players"), "players")
     players = tuple(_str(players_raw.get(s), f"players.{s}") for s in SEATS)

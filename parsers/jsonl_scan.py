@@ -399,6 +399,29 @@ def _hex4(b, p, e):
 
 
 @_jit
+def _space_first(b, p, e):
+    """Whether the text of a string read by :func:`_text` (``b[p:e]``, up to its closing quote)
+    starts with white space as ``str.isspace`` has it: a space, or U+0085, U+00A0, U+1680,
+    U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000, raw or as a ``\\u`` escape (the reader
+    lets no control character in)."""
+    c = b[p]
+    if c == 32:
+        return True
+    if c == 92:
+        u = _hex4(b, p + 2, e) if b[p + 1] == 117 else -1
+    elif 0xC2 <= c <= 0xDF:
+        u = ((c & 0x1F) << 6) | (b[p + 1] & 0x3F)
+    elif 0xE0 <= c <= 0xEF:
+        u = ((c & 0x0F) << 12) | ((b[p + 1] & 0x3F) << 6) | (b[p + 2] & 0x3F)
+    else:
+        return False
+    return (
+        u == 0x85 or u == 0xA0 or u == 0x1680 or 0x2000 <= u <= 0x200A or u == 0x2028 or u == 0x2029
+        or u == 0x202F or u == 0x205F or u == 0x3000 or u == 32
+    )
+
+
+@_jit
 def _escaped_string(b, p, e):
     """At an opening quote of a string that :func:`_string` refused: the position after the closing
     quote when its escapes are all ones read here, else -1.  Read: ``\\"``, ``\\\\``, ``\\/`` and
@@ -1177,8 +1200,8 @@ def _line(b, p, e, i, key_bytes, key_lens, card_lut, schema_bytes, ints, small, 
             p = q
         elif k == K_GAME:
             p = _text(b, p, e, i, np.int64(F_GAME), strs, ints)
-            if strs[i, 2 * F_GAME + 1] == 0:
-                return False  # game_id is empty
+            if p < 0 or strs[i, 2 * F_GAME + 1] == 0 or _space_first(b, strs[i, 2 * F_GAME], p):
+                return False  # empty, or maybe blank: the Python parser tells a blank game_id from a padded one
         elif k == K_EVENT:
             p = _text(b, p, e, i, np.int64(F_EVENT), strs, ints)
         elif k == K_DATE:

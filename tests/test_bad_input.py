@@ -150,3 +150,31 @@ def test_a_hand_number_out_of_range_names_the_range_of_hand_numbers(tmp_path):
     db.load_files(con, [p])
     [(msg,)] = con.execute("SELECT message FROM load_errors").fetchall()
     assert "the hand number: 18446744073709551617 is out of range (a whole number between 1 and 2147483647)" in msg
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_a_blank_game_id_is_rejected_by_either_loader_and_a_padded_one_kept(tmp_path, engine):
+    """A game_id of white space (spaces, no-break spaces, raw or as ``\\u`` escapes) named no game,
+    yet it loaded; the required game_id must say which game the hand belongs to (FORMATS.md 1)."""
+    import json
+
+    from spadework.analysis.engine import engines
+
+    def with_id(text: str, ensure_ascii: bool) -> str:
+        return json.dumps(dict(json.loads(line(hand=1)), game_id=text), ensure_ascii=ensure_ascii)
+
+    lines = [
+        with_id(" t1 ", False),
+        with_id("   ", False),
+        with_id("\u00a0\u3000", False),  # raw UTF-8
+        with_id("\u00a0 ", True),  # escaped
+        with_id("  ", True).replace('"  "', '"\\u0020\\u0020"'),
+        with_id("\u00f1-2", True),  # starts with an escape, not blank
+    ]
+    p = tmp_path / "ids.jsonl"
+    p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    con = db.connect()
+    engines.get_engine(engine).load(con, [p])
+    assert con.execute("SELECT game_id FROM hands ORDER BY game_id").fetchall() == [(" t1 ",), ("\u00f1-2",)]
+    errors = con.execute("SELECT source_line, message FROM load_errors ORDER BY source_line").fetchall()
+    assert errors == [(n, "game_id is blank (only white space)") for n in (2, 3, 4, 5)]

@@ -116,6 +116,8 @@ def edge_lines(objs: list[dict]) -> list[bytes]:
         var(hand=True),
         var(game_id=12),
         var(game_id=""),
+        var(game_id="   "),  # blank: rejected
+        var(game_id=" padded "),  # kept as written
         var(game_id=KeyError),
         var(players={"n": "a", "E": "b", "S": "c", "W": "d"}),
         var(players={"N": "a", "E": "b", "S": "c"}),
