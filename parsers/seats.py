@@ -58,8 +58,8 @@ class Seat(IntEnum):
     def parse(cls, text: object) -> "Seat":
         """Read a seat from ``N E S W`` (any case, or the full word "north").
 
-        Raises ``ValueError`` with a message such as ``dealer 'X' is not a seat``
-        (the caller adds what the value was).
+        Raises ``ValueError``: ``'X' is not a seat (expected N, E, S or W)``; callers put the
+        field in front (``dealer 'X' is not a seat ...``).
         """
         if type(text) is str:  # the hot path: a canonical letter
             seat = _BY_LETTER.get(text)

@@ -152,6 +152,8 @@ def test_position_errors_name_the_problem():
         position_from_json({"deal": {}, "leader": "N", "dealer": "N"})
     with pytest.raises(PositionError, match="spades cannot be broken before trick 1"):
         position_from_pbn("N:AKQ2.JT3.984.A52 JT9.AKQ.AKQ.KQJ4 8765.9876.765.76 43.542.JT32.T983", "W", (), 1, True)
+    with pytest.raises(TypeError, match="solve takes a Position, not str 'N:AKQ2"):
+        Solver().solve("N:AKQ2.JT3.984.A52 JT9.AKQ.AKQ.KQJ4 8765.9876.765.76 43.542.JT32.T983")
 
 
 def test_positions_legal_play_cannot_reach_are_refused():

@@ -134,7 +134,14 @@ class Solver:
         ``cards``: also value every legal card of the seat to play; ``nil_seat``: also answer
         whether that seat's side can keep it at zero tricks from here (a separate search);
         ``check=False`` skips the hand-length check (tests use it for short hands at trick 1).
+        Raises ``TypeError`` when ``pos`` is not a :class:`Position` (build one with
+        ``position_from_json`` or ``position_from_pbn``).
         """
+        if not isinstance(pos, Position):
+            raise TypeError(
+                f"solve takes a Position, not {type(pos).__name__} {pos!r:.40}: build one with "
+                "position_from_json(obj) or position_from_pbn(deal, leader, ...)"
+            )
         if check:
             pos.check()
         if nil_seat is not None:
