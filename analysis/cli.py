@@ -225,6 +225,14 @@ def _load(con, paths: list[Path], fmt: str | None, quiet: bool, engine):
     return summary
 
 
+def _require_paths(paths: list[Path]) -> None:
+    """Exit 2 naming the first path that does not exist, before any database is made for it."""
+    for p in paths:
+        if not Path(p).exists():
+            err.print(f"error: {p}: no such file or folder")
+            raise typer.Exit(EXIT_BAD_INPUT)
+
+
 def _require_logs(summary, paths: list[Path]) -> None:
     """Exit 2 when the paths held no log file at all."""
     if not summary.files:
@@ -276,6 +284,7 @@ def load(
     line and reason, and kept in load_errors; the other records still load.  Exit 0 when every record
     loaded, 2 when any was rejected.
     """
+    _require_paths(paths)
     chosen = _engine(engine, paths=paths)
     con = _open_db(db)
     _limit_memory(con, memory_limit, chosen)
@@ -371,6 +380,7 @@ def validate(
     1 when the check found illegal plays or wrong scores, 2 when some input could not be read.
     """
     rules_spec = _validate_rules(_parse_rules_option(rules))
+    _require_paths(paths)
     chosen = _dask_engine(dask, dask_output, engine) if dask else _engine(engine, paths=paths)
     con = _open_db(db)
     _limit_memory(con, memory_limit, chosen)

@@ -251,3 +251,13 @@ def test_a_full_standard_output_is_named(small_log):
             proc = subprocess.run([sys.executable, "-m", "spadework.analysis.cli", *map(str, args)],
                                   stdout=full, stderr=subprocess.PIPE, text=True)
         assert proc.returncode == 2 and "error: standard output: no space left on device" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("command", ["load", "validate"])
+def test_a_missing_log_makes_no_database(tmp_path, small_log, command):
+    """``load /missing --db new.duckdb`` said the file was missing but left an empty new.duckdb
+    behind, which later commands then took for a database of no hands."""
+    db = tmp_path / "new.duckdb"
+    line = one_error_line(spadework(command, small_log, tmp_path / "missing.jsonl", "--db", db))
+    assert line == f"error: {tmp_path / 'missing.jsonl'}: no such file or folder"
+    assert not db.exists() and not (tmp_path / "new.duckdb.wal").exists()
