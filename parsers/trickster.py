@@ -26,15 +26,16 @@ object of RULES.md section 5 (``{"preset": "nyc", "min_side_bid": 4, ...}``) and
 each option it cannot express (kept on the record's ``warnings``, never dropped silently).  The
 original tags are kept on the record's ``extras`` under ``x_trickster``.
 
-A file may hold several hands: a hand ends at a blank line, at a ``%`` comment line after it, or
-where a tag the hand already has appears again.  A hand that cannot be read yields one
+A file may hold several hands: a hand ends at a blank line, or where a tag the hand already has
+appears again.  A line starting with ``%`` is a comment (PBN's), wherever it stands.  A hand that cannot be read yields one
 :class:`~spadework.parsers.model.LoadError` per faulty line (every reason is reported: a tag missing its
 closing ``]``, unescaped quotes in a value, a file cut off inside a tag, a bad card...) and the
 next hand is read as usual.
 
 ``game_id`` is the file name's stem plus the UTC date and time (``issue335_spades-20250724T053037``);
-hands sharing a game id within one file are numbered 1, 2, ... in file order (a ``[Hand]`` or
-``[Board]`` tag overrides the number).
+hands sharing a game id within one file are numbered 1, 2, ... in file order, a hand that cannot
+be read keeping its number (so the checker names the gap: ``HAND_MISSING``), and a ``[Hand]`` or
+``[Board]`` tag overrides the number.
 """
 
 from __future__ import annotations
@@ -478,10 +479,7 @@ def _iter_blocks(lines: Iterable[tuple[int, bytes]]) -> Iterator[_Block]:
                 yield block
                 block = _Block()
             continue
-        if stripped.startswith("%"):
-            if block.has_content:
-                yield block
-                block = _Block()
+        if stripped.startswith("%"):  # a comment line: kept in the raw text only
             block.lines.append((n, text))
             continue
         if stripped.startswith("["):
@@ -523,14 +521,35 @@ def _iter_blocks(lines: Iterable[tuple[int, bytes]]) -> Iterator[_Block]:
 
 # --- building a record ------------------------------------------------------------------------------
 
+_HAND_TAGS = frozenset(("Deal", "Dealer", "Auction", "Play"))
+"""Tags of which a block needs one to be a hand (and count as one for the numbering)."""
 _GAME_TAGS = {"Event", "Deal", "Dealer", "Auction", "Play", "GameScores", "North", "East", "South", "West", "Hand", "Board"}
 _PLAYER_TAGS = {Seat.N: "North", Seat.E: "East", Seat.S: "South", Seat.W: "West"}
 _BLIND_NIL = {"BN", "BNIL", "BLINDNIL", "BLIND-NIL", "BLIND_NIL"}
 _NIL = {"NIL", "N", "0"}
 
 
+def _bid_tokens(line: str) -> list[str]:
+    """The bids of an auction line, one token each: the site writes a blind bid in two words
+    (``Blind Nil``, ``Blind 6``), read as ``bn`` and ``b6``."""
+    words = line.split()
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if w.upper() == "BLIND" and (nxt.upper() == "NIL" or nxt.isdigit()):
+            out.append("bn" if nxt.upper() == "NIL" else "b" + nxt)
+            i += 2
+            continue
+        out.append(w)
+        i += 1
+    return out
+
+
 def _read_bid(token: str, seat: Seat) -> Bid:
-    """A Trickster bid token: a number, ``nil``; ``bn`` blind nil, ``b6`` blind six (our reading)."""
+    """A Trickster bid token: a number, ``nil``; ``bn`` blind nil, ``b6`` blind six (our reading;
+    the words ``Blind Nil`` and ``Blind 6`` become these in :func:`_bid_tokens`)."""
     t = token.strip().upper()
     if t in _BLIND_NIL:
         return Bid(seat, 0, nil=True, blind=True)
@@ -542,7 +561,7 @@ def _read_bid(token: str, seat: Seat) -> Bid:
     if t.isdigit():
         value = int(t)
         return Bid(seat, value, nil=value == 0, blind=blind)
-    raise ValueError(f"bid {token!r} is not a bid (a number of tricks, nil, bn or b<number>)")
+    raise ValueError(f"bid {token!r} is not a bid (a number of tricks, nil, bn or b<number>, Blind Nil, Blind <number>)")
 
 
 def _read_int(text: str) -> int:
@@ -567,7 +586,21 @@ class _Reader:
             ps = by_line[line]
             yield LoadError(self.source, line, "; ".join(p.message for p in ps), ps[0].raw)
 
+    def _game_id(self, block: _Block) -> str:
+        _, stamp = _date_and_stamp(_value(block, "UTCDate"), _value(block, "UTCTime"))
+        return f"{self.stem}-{stamp}" if stamp else self.stem
+
+    def _number(self, block: _Block) -> int | None:
+        """The block's place among the hands of its game in this file (1, 2, ...), counted whether
+        or not the hand can be read; ``None`` for a block that is no hand (no deal, bids or play)."""
+        if not block.names & _HAND_TAGS:
+            return None
+        key = self._game_id(block)
+        self.hands_seen[key] = self.hands_seen.get(key, 0) + 1
+        return self.hands_seen[key]
+
     def items(self, block: _Block, at_eof: bool) -> Iterator[Item]:
+        count = self._number(block)
         problems = list(block.problems)
         last_line = block.lines[-1][0] if block.lines else None
         for o in block.open_tags:
@@ -578,7 +611,7 @@ class _Reader:
         if problems:
             yield from self._errors(problems)
             return
-        record = self._record(block, problems)
+        record = self._record(block, problems, count or 1)
         if problems or record is None:
             yield from self._errors(problems)
             return
@@ -596,7 +629,7 @@ class _Reader:
         return msg
 
     # the hand -------------------------------------------------------------------------------------
-    def _record(self, block: _Block, problems: list[_Problem]) -> HandRecord | None:
+    def _record(self, block: _Block, problems: list[_Problem], count: int) -> HandRecord | None:
         tags = block.tags
         first = block.first or 1
         raw = block.raw()
@@ -606,8 +639,7 @@ class _Reader:
             problems.append(_Problem(n, message, raw))
 
         def val(name: str) -> str | None:
-            t = tags.get(name)
-            return t.value.strip() if t is not None else None
+            return _value(block, name)
 
         code = val("GameCode")
         if code is not None and code.lower() != "spades":
@@ -669,7 +701,7 @@ class _Reader:
                 problem(t, f"[Auction] {t.value!r} is not a seat (expected N, E, S or W)")
             else:
                 for n, line in block.data.get("Auction", []):
-                    for token in line.split():
+                    for token in _bid_tokens(line):
                         if token in NO_CARD:  # "-": no bid from this seat
                             seat = seat.left
                             continue
@@ -729,10 +761,8 @@ class _Reader:
         if problems:
             return None
 
-        date, stamp = _date_and_stamp(val("UTCDate"), val("UTCTime"))
-        game_id = f"{self.stem}-{stamp}" if stamp else self.stem
-        count = self.hands_seen.get(game_id, 0) + 1
-        self.hands_seen[game_id] = count
+        date, _ = _date_and_stamp(val("UTCDate"), val("UTCTime"))
+        game_id = self._game_id(block)
         if hand_no is None:
             hand_no = count
         if score is not None and hand_no == 1 and "Hand" not in tags and "Board" not in tags:
@@ -767,6 +797,12 @@ class _Reader:
             source_file=self.source,
             source_line=first,
         )
+
+
+def _value(block: _Block, name: str) -> str | None:
+    """A tag's value, stripped (``None`` when the block lacks the tag)."""
+    t = block.tags.get(name)
+    return t.value.strip() if t is not None else None
 
 
 def _player(name: str | None) -> str | None:

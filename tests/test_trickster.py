@@ -257,7 +257,7 @@ def test_joker_joker_ace_deck_decides_the_play_order(two_games):
 def test_bad_hands_are_reported_and_the_next_one_loads():
     records, errors = split(trickster.load(FIXTURES / "bad_then_good.ptn"))
     assert [(e.source_line, e.message) for e in errors] == [
-        (7, "bid 'x' is not a bid (a number of tricks, nil, bn or b<number>)"),
+        (7, "bid 'x' is not a bid (a number of tricks, nil, bn or b<number>, Blind Nil, Blind <number>)"),
         (10, "trick 2: 'CX' is not a card"),
         (12, "[Event] tag is missing its closing ']'"),
     ]
@@ -267,6 +267,53 @@ def test_bad_hands_are_reported_and_the_next_one_loads():
     assert "".join(str(t.leader) for t in rec.tricks) == "SEESSEESSEENS"
     assert illegal_plays(rec, STANDARD_DECK) == []
     assert "x_trickster" in rec.extras and "GameOptionsJson" not in rec.extras["x_trickster"]
+
+
+def test_a_hand_that_cannot_be_read_keeps_its_number_so_the_gap_is_named():
+    """One bad card in hand 1 of the second game renumbered its hand 2 as hand 1: in a longer game the
+    checker then found a dealer out of rotation and wrong totals on good hands, and no gap (found by
+    an importer audit).  The bad hand keeps its place, so the next is hand 2 (and a gap inside a game
+    is the checker's HAND_MISSING, tests/test_record_gaps.py)."""
+    text = (FIXTURES / "two_games.ptn").read_text(encoding="utf-8")
+    bad = text.replace("HK H7 HA S2", "HK H7 HA X2", 1)
+    assert bad != text
+    records, errors = split(trickster.loads(bad, "two_games.ptn"))
+    assert [(e.source_line, e.message) for e in errors] == [(48, "trick 2: 'X2' is not a card")]
+    assert [(r.game_id, r.hand) for r in records] == [
+        ("two_games-20240301T201500", 1),
+        ("two_games-20240302T180005", 2),
+    ]
+
+
+@needs_corpus
+def test_a_comment_line_inside_a_hand_is_only_a_comment():
+    """A ``%`` line between a hand's tags split the hand in two: a header that could not be read and
+    a hand without its rules or players (PBN's ``%`` lines are comments wherever they stand)."""
+    text = ISSUE335.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    at = next(i for i, t in enumerate(lines) if t.startswith("[Dealer"))
+    commented = "".join(lines[:at] + ["% exported hand 12 of the game\n"] + lines[at:])
+    (want,), _ = split(trickster.loads(text, "issue335_spades.ptn"))
+    (got,), errors = split(trickster.loads(commented, "issue335_spades.ptn"))
+    assert errors == []
+    assert (got.rules, got.players, got.bids, got.tricks, got.score) == (want.rules, want.players, want.bids, want.tricks, want.score)
+
+
+@pytest.mark.parametrize(
+    "auction, bids",
+    [
+        ("3 Blind Nil 4 2", [(3, False, False), (0, True, True), (4, False, False), (2, False, False)]),
+        ("Blind 6 2 blind nil 2", [(6, False, True), (2, False, False), (0, True, True), (2, False, False)]),
+    ],
+)
+def test_blind_bids_in_the_sites_own_words(auction, bids):
+    """The site writes a blind bid as two words (``Blind Nil``, ``Blind 6``); the whole hand was
+    rejected ("bid 'Blind' is not a bid")."""
+    text = HEAD + '[Dealer "N"]\n[Auction "E"]\n' + auction + "\n"
+    (rec,), errors = split(trickster.loads(text))
+    assert errors == []
+    assert [(b.value, b.nil, b.blind) for b in rec.bids] == bids
+    assert [str(b.seat) for b in rec.bids] == ["E", "S", "W", "N"]
 
 
 # --- small in-memory cases ------------------------------------------------------------------------------
