@@ -40,8 +40,9 @@ Definitions shared by the metrics (the docstring of each metric gives its own):
   one player's, so the individual bidding metrics leave it out); the first bid of a seat counts.
 * *score situation* at the start of a hand: the side's margin = its total minus the opponents',
   from the official ``hand_scores`` totals of the previous hand (after any renege penalty; the
-  first hand: the recorded ``score_before``, else 0); ``behind`` when margin <= -100, ``ahead``
-  when margin >= 100, else ``close``.
+  first hand: the recorded ``score_before``, else 0; the first hand after a missing one, as the
+  checker goes on (RULES.md 7): its recorded ``score_before``, else its recorded total less its
+  recorded points); ``behind`` when margin <= -100, ``ahead`` when margin >= 100, else ``close``.
 * *bags entering the hand*: the side's bag count after the previous hand, the same way.
 * *bidding position*: 1..4 clockwise from the dealer's left (the dealer is 4).
 * *void*: a card not of the suit led, by a seat that held none of it (known from ``deals``; where
@@ -210,6 +211,8 @@ class Filters:
                 raise ValueError(f"score situation must be behind, close or ahead, got {bad}")
             member("situation", situations)
         if self.period is not None:
+            if isinstance(self.period, (str, bytes)) or not isinstance(self.period, Sequence) or len(self.period) != 2:
+                raise ValueError(f"filter 'period': {self.period!r} is not a (first_date, last_date) pair (either end None)")
             first, last = self.period
             if first is not None:
                 clauses.append("substr(date, 1, 10) >= ?")
@@ -218,6 +221,10 @@ class Filters:
                 clauses.append("substr(date, 1, 10) <= ?")
                 params.append(_iso(last))
         if self.bags is not None:
+            whole = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
+            pair = isinstance(self.bags, (tuple, list)) and len(self.bags) == 2
+            if not (whole(self.bags) or pair and all(b is None or whole(b) for b in self.bags)):
+                raise ValueError(f"filter 'bags': {self.bags!r} is not a number of bags or a (min, max) pair (either end None)")
             if isinstance(self.bags, int):
                 clauses.append("bags_before = ?")
                 params.append(self.bags)
@@ -233,6 +240,36 @@ class Filters:
             clauses.append("player IS DISTINCT FROM ?")
             params.append(self.exclude_player)
         return (" AND ".join(clauses) or "TRUE", params)
+
+
+    def require_known(self, con) -> None:
+        """Raise ``ValueError`` naming a filter value no loaded hand has (a misspelt event or player
+        would otherwise give empty results), with the values there are; also the errors of
+        :meth:`where`.  ``con`` must be prepared (:func:`prepare`)."""
+        self.where()
+        names = lambda v: [] if v is None else [v] if isinstance(v, str) else list(v)  # noqa: E731
+        people = names(self.player) + names(self.partner)
+        if people:
+            require_players(con, people)
+        columns = {"event": "event", "table": "table_name", "round": "round", "game_id": "game_id"}
+        for key, column in columns.items():
+            wanted = names(getattr(self, key))
+            if wanted:
+                found = con.execute(f"SELECT DISTINCT {column} FROM hands WHERE {column} IN ({', '.join('?' for _ in wanted)})", wanted)
+                _require_values(key, wanted, {r[0] for r in found.fetchall()},
+                                lambda c=column: con.execute(f"SELECT DISTINCT {c} FROM hands WHERE {c} IS NOT NULL ORDER BY 1 LIMIT 21").fetchall())  # fmt: skip
+        wanted = names(self.ruleset)
+        if wanted:
+            known = {r[0] for r in con.execute("SELECT DISTINCT ruleset FROM sw_rules").fetchall()}
+            _require_values("ruleset", wanted, known, lambda: sorted((k,) for k in known))
+
+
+def _require_values(key: str, wanted: list[str], found: set[str], listing) -> None:
+    missing = [w for w in wanted if w not in found]
+    if missing:
+        there = [r[0] for r in listing()]
+        shown = ", ".join(map(str, there[:20])) + (" ..." if len(there) > 20 else "")
+        raise ValueError(f"no hand has {key} {missing[0]!r}; {key} values: {shown or '(none)'}")
 
 
 def _iso(value: Any) -> str:
@@ -496,9 +533,15 @@ _VIEWS: list[tuple[str, str]] = [
                hs.tricks AS side_tricks, hs.made, hs.bags_this_hand, hs.bag_penalty, hs.nil_points,
                -- points and totals as BIGINT: a margin between two 32-bit totals can leave 32 bits
                CAST(hs.points AS BIGINT) AS points, CAST(hs.total AS BIGINT) AS total, hs.bags,
+               -- after a missing hand (RULES.md 7) the game goes on from the recorded score_before,
+               -- else from the totals the log shows before the hand (its total less its points)
                CAST(CASE WHEN row_number() OVER w = 1 THEN coalesce(rs.score_before, 0)
+                    WHEN lag(sd.hand) OVER w <> sd.hand - 1
+                        THEN coalesce(rs.score_before, rs.total - rs.points, lag(off.total) OVER w, lag(rs.total) OVER w, 0)
                     ELSE coalesce(lag(off.total) OVER w, lag(rs.total) OVER w, 0) END AS BIGINT) AS score_before,
                CASE WHEN row_number() OVER w = 1 THEN coalesce(rs.bags_before, 0)
+                    WHEN lag(sd.hand) OVER w <> sd.hand - 1
+                        THEN coalesce(rs.bags_before, lag(off.bags) OVER w, lag(rs.bags) OVER w, 0)
                     ELSE coalesce(lag(off.bags) OVER w, lag(rs.bags) OVER w, 0) END AS bags_before
         FROM sides sd
         LEFT JOIN hs ON hs.game_id = sd.game_id AND hs.hand = sd.hand AND hs.side = sd.side
@@ -970,10 +1013,17 @@ _register(Metric(
     "out of both partners' tricks over their bids; hands with a blind seven or a missing bid are left out.",
     "share of overtricks", "bags", better="lower",
 ))
+_GAME_UNITS = (
+    "(SELECT *, CASE WHEN count(*) OVER (PARTITION BY {keys}, game_id, hand) > 1 THEN side END AS unit_side FROM sh)"
+)
+"""``sh`` with the unit a per-game metric counts: a group that has both sides of a hand (a table, an
+event, everyone) counts each side's game (``unit_side``), a group on one side of each hand (a player,
+a partnership) counts the game once, even where the player moved to the other side during it."""
+
 _register(Metric(
     "bag_penalties_per_game", "Bag penalties per game", "mean",
     "SELECT {keys}, count(*) AS n, avg(p) AS mean, stddev_samp(p) AS sd, sum(p) AS total FROM ("
-    " SELECT {keys}, game_id, side, sum(penalties) AS p FROM sh GROUP BY {keys}, game_id, side"
+    f" SELECT {{keys}}, game_id, unit_side, sum(penalties) AS p FROM {_GAME_UNITS} u GROUP BY {{keys}}, game_id, unit_side"
     ") GROUP BY {keys}",
     "Sandbagging penalties the side's play incurred per game (|hand_scores_as_played.bag_penalty| / the "
     "ruleset's penalty).",
@@ -1023,10 +1073,12 @@ _register(Metric(
 _register(Metric(
     "win_rate", "Games won", "rate",
     "SELECT {keys}, count(*) AS n, count(*) FILTER (WHERE won) AS k FROM ("
-    " SELECT {keys}, game_id, side, bool_or(game_winner = side) AS won FROM sh WHERE game_finished"
-    " GROUP BY {keys}, game_id, side"
+    f" SELECT {{keys}}, game_id, unit_side, arg_min(side, hand) = any_value(game_winner) AS won FROM {_GAME_UNITS} u"
+    " WHERE game_finished GROUP BY {keys}, game_id, unit_side"
     ") GROUP BY {keys}",
-    "Share of finished games (games.winner set) the player's side won.", "share of games", "results", better="higher",
+    "Share of finished games (games.winner set) the player's side won; a player who changed sides during "
+    "a game is on the side of the first hand they played in it (as in the standings).",
+    "share of games", "results", better="higher",
 ))
 _register(Metric(
     "ruff_when_void", "Ruffs when void", "rate", _rate(_sum("ruff_opps"), _sum("ruffs")),
@@ -1246,9 +1298,15 @@ def run(
     ``con``: a DuckDB connection holding the TABLES.md tables (read-only is fine).
     ``filters``: a :class:`Filters` or a mapping of its fields.  ``by``: a key of :data:`GROUP_KEYS`
     or a list of them (``"player"``, ``"partnership"``, ``"side"``, ``"table"``, ``["table", "round"]``,
-    ``"all"``...).  Rows are sorted by the keys.  Raises ``KeyError``/``ValueError`` as :func:`metric_sql`.
+    ``"all"``...).  Rows are sorted by the keys.  Raises ``KeyError``/``ValueError`` as :func:`metric_sql`,
+    and ``ValueError`` for a filter value no hand has (:meth:`Filters.require_known`).
     """
     prepare(con)
+    Filters.of(filters).require_known(con)
+    return _run(con, name, filters, by)
+
+
+def _run(con, name, filters, by) -> pl.DataFrame:
     m = REGISTRY.get(name)
     if m is not None and m.needs:
         from spadework.analysis.decisions import ensure_tables
@@ -1305,11 +1363,13 @@ def _run_all(con, filters, by, names) -> pl.DataFrame:
     for name in names:
         if name not in REGISTRY:
             raise KeyError(f"unknown metric {name!r}; known: {', '.join(REGISTRY)}")
+    prepare(con)
+    Filters.of(filters).require_known(con)
     for name in names:
         m = REGISTRY[name]
         if m.extra_keys:
             raise ValueError(f"{name} has extra keys {m.extra_keys}; run it on its own")
-        df = run(con, name, filters, by)
+        df = _run(con, name, filters, by)
         frames.append(
             df.with_columns(
                 metric=pl.lit(m.name),

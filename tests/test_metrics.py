@@ -727,3 +727,63 @@ def test_misused_filters_and_names_say_what_is_wrong(tmp_path):
         metrics.run(con, "bid_bias", "bo")
     with pytest.raises(KeyError, match="unknown metric 'nope'; known: "):
         metrics.run_all(con, names=["nope"])
+    # found by an analysis audit: a misspelt value gave an empty answer, a bags filter of one number in
+    # a tuple a bare unpacking error
+    with pytest.raises(ValueError, match="no hand has event 'nope'; event values: "):
+        metrics.run(con, "bid_bias", {"event": "nope"})
+    with pytest.raises(ValueError, match="unknown player 'zed'; players: "):
+        metrics.run_all(con, {"partner": "zed"})
+    with pytest.raises(ValueError, match="no hand has ruleset 'bridge'; ruleset values: standard"):
+        metrics.run(con, "bid_bias", {"ruleset": "bridge"})
+    for bad in ("5", (5,), 5.0, True):
+        with pytest.raises(ValueError, match=r"filter 'bags': .* is not a number of bags or a \(min, max\) pair"):
+            metrics.run(con, "bid_bias", {"bags": bad})
+    with pytest.raises(ValueError, match=r"filter 'period': '2026' is not a \(first_date, last_date\) pair"):
+        metrics.run(con, "bid_bias", {"period": "2026"})
+
+
+def test_a_player_who_changes_sides_during_a_game_counts_it_once(tmp_path):
+    """ana at N in hand 1 and at E in hand 2 counted the game twice in win_rate and bag penalties
+    per game (found by an analysis audit); she is on the side of her first hand, as in the standings."""
+    from dataclasses import replace
+
+    from spadework.parsers.seats import Seat
+
+    src = _db.connect()
+    _db.load_files(src, [_CLUB])
+    game = [r for r in _db.iter_records(src) if r.game_id == "cn-0314-t2"]
+    assert len(game) >= 2
+    first = game[0].players
+    moved = (first[Seat.E], first[Seat.N], first[Seat.S], first[Seat.W])  # N and E swap seats
+    recs = [game[0]] + [replace(r, players=moved) for r in game[1:]]
+    recs = [replace(r, rules={"preset": "standard", "target": 150}, score=None, winner=None) for r in recs]
+    c = _checked(tmp_path, recs)
+    winner = c.execute("SELECT winner FROM games").fetchone()[0]
+    assert winner is not None
+    wins = by_player(metrics.run(c, "win_rate"))
+    penalties = by_player(metrics.run(c, "bag_penalties_per_game"))
+    for seat in Seat:
+        name = first[seat]
+        assert wins[name]["n"] == 1 and penalties[name]["n"] == 1, name
+        assert wins[name]["k"] == (1 if str(seat.side) == winner else 0), name
+    everyone = metrics.run(c, "win_rate", by="all").row(0, named=True)
+    assert (everyone["n"], everyone["k"]) == (2, 1)  # a group holding both sides counts each side's game
+
+
+def test_the_score_situation_after_a_missing_hand_is_the_one_the_game_goes_on_from(tmp_path):
+    """After a missing hand the checker goes on from the hand's recorded score_before (RULES.md 7);
+    the metrics took the totals of the hand before the gap, so a legal blind nil was not counted
+    among the hands that allowed one (found by an analysis audit)."""
+    from dataclasses import replace
+
+    src = _db.connect()
+    _db.load_files(src, [_CLUB])
+    game = [r for r in _db.iter_records(src) if r.game_id == "cn-0314-t2"][:3]
+    third = replace(game[2], score_before=(250, 100), bags_before=None)
+    c = _checked(tmp_path, [game[0], third])
+    assert [r[0] for r in c.execute("SELECT code FROM violations WHERE hand = 3").fetchall()][:1] == ["HAND_MISSING"]
+    metrics.prepare(c)
+    rows = dict(c.execute("SELECT side, score_before FROM sw_side_hands WHERE hand = 3").fetchall())
+    assert rows == {"NS": 250, "EW": 100}
+    situation = dict(c.execute("SELECT seat, situation FROM sw_player_hands WHERE hand = 3").fetchall())
+    assert situation == {"N": "ahead", "S": "ahead", "E": "behind", "W": "behind"}

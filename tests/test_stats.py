@@ -178,7 +178,10 @@ def test_pick_player_names_the_default_or_says_there_is_none(db_file):
     con = duckdb.connect(str(db_file), read_only=True)
     assert coach.pick_player(con, "bo") == "bo"
     assert coach.pick_player(con) == coach.default_player(con)
-    with pytest.raises(ValueError, match="no player has a hand in this database under .*'event': 'nowhere'"):
+    with pytest.raises(ValueError, match="no player has a hand in this database under .*'period': "):
+        coach.pick_player(con, None, {"event": "Club", "period": ("2999-01-01", None)})
+    # a misspelt filter value is named with the values there are, not an empty answer (an analysis audit)
+    with pytest.raises(ValueError, match="no hand has event 'nowhere'; event values: Club, League"):
         coach.pick_player(con, None, {"event": "nowhere"})
     # a misspelt name fails here, at the cell that names it, not cells later (found by an API audit)
     with pytest.raises(ValueError, match="unknown player 'Bo'; players: .*bo"):
