@@ -36,7 +36,7 @@ from typing import Any
 STATE_TABLE = "spadework_state"
 """The name of the state table (one row)."""
 
-FRESH, MISSING, STALE, OUTDATED = "fresh", "missing", "stale", "outdated"
+FRESH, MISSING, STALE, OUTDATED, UNLOADED = "fresh", "missing", "stale", "outdated", "unloaded"
 """The answers of :func:`derived_state` (``outdated``: written by an older spadework, without a
 column the derived tables have now, such as ``violations.player``)."""
 
@@ -49,8 +49,9 @@ _DDL = f"CREATE TABLE IF NOT EXISTS {STATE_TABLE} (loaded_generation BIGINT NOT 
 class NotChecked(RuntimeError):
     """The derived tables are missing or older than the loaded tables.
 
-    ``state``: :data:`MISSING` or :data:`STALE`; ``database``: the file (``None`` in memory).
-    ``str(exc)`` is a sentence for the user naming ``spadework check``.
+    ``state``: :data:`MISSING`, :data:`STALE`, :data:`OUTDATED` or :data:`UNLOADED`; ``database``:
+    the file (``None`` in memory).  ``str(exc)`` is a sentence for the user naming ``spadework check``
+    (``spadework load`` for a database with nothing loaded).
     """
 
     def __init__(self, state: str, database: str | None) -> None:
@@ -59,6 +60,12 @@ class NotChecked(RuntimeError):
         db = database or "FILE"
         what = database or "the database"
         tables = "its derived tables (tricks, violations, hand_scores, games)"
+        if state == UNLOADED:
+            super().__init__(
+                f"{what} holds no loaded hands (no spadework tables); load logs into it first: "
+                f"`spadework load LOGS --db {db}`"
+            )
+            return
         if state == MISSING:
             why = f"{what} has not been checked: {tables} are empty or missing"
         elif state == OUTDATED:
@@ -149,7 +156,8 @@ def _lacks_columns(con) -> bool:
 def derived_state(con) -> str:
     """``"fresh"`` when the derived tables answer for the loaded tables, ``"missing"`` when no
     check has filled them, ``"stale"`` when a load came after the last completed check,
-    ``"outdated"`` when an older spadework wrote them (a column is missing).
+    ``"outdated"`` when an older spadework wrote them (a column is missing), ``"unloaded"`` when the
+    database has no loaded tables at all (a DuckDB file made by something else, or blank).
 
     Cheap (a few metadata-sized queries); works on a read-only connection.  A database that no
     check has completed on is ``missing`` even when it holds no hands (a load that read nothing,
@@ -158,7 +166,7 @@ def derived_state(con) -> str:
     """
     objs = _objects(con)
     if "hands" not in objs:
-        return MISSING
+        return UNLOADED
     hands = _one(con, "SELECT count(*) FROM hands")
     if any(t not in objs for t in DERIVED):
         return FRESH if hands == 0 else MISSING
@@ -213,6 +221,7 @@ __all__ = [
     "OUTDATED",
     "STALE",
     "STATE_TABLE",
+    "UNLOADED",
     "NotChecked",
     "database_path",
     "derived_state",

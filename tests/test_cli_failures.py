@@ -261,3 +261,15 @@ def test_a_missing_log_makes_no_database(tmp_path, small_log, command):
     line = one_error_line(spadework(command, small_log, tmp_path / "missing.jsonl", "--db", db))
     assert line == f"error: {tmp_path / 'missing.jsonl'}: no such file or folder"
     assert not db.exists() and not (tmp_path / "new.duckdb.wal").exists()
+
+
+def test_a_duckdb_file_with_no_spadework_tables_gets_one_piece_of_advice(tmp_path):
+    """stats, standings and report on a DuckDB file with none of our tables said to run `spadework
+    check`, and check then said to run `spadework load` first (found by an analysis audit)."""
+    other = tmp_path / "other.duckdb"
+    with duckdb.connect(str(other)) as con:
+        con.execute("CREATE TABLE t (x INTEGER)")
+    for args in (("stats", "--db", other), ("standings", "--db", other), ("report", "--db", other, "--out", tmp_path / "r"),
+                 ("check", "--db", other)):  # fmt: skip
+        line = one_error_line(spadework(*args))
+        assert "load logs into it first: `spadework load LOGS --db" in line, (args, line)
