@@ -50,6 +50,9 @@ Definitions shared by the metrics (the docstring of each metric gives its own):
 * *a choice*: the void seat held at least one spade and one card of another suit, so ruffing
   or discarding was its decision.
 
+* *hands after the game's end* (``PLAYED_AFTER_GAME_END``) were bid and played, so the per-hand
+  metrics count them; the game's result (``games``, the standings) stays as it was when it ended.
+
 RULES.md sections 3 (bidding), 4 (play) and 5 (scoring) define the terms.
 """
 
