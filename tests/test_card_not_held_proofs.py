@@ -111,3 +111,19 @@ def test_a_card_taken_from_the_deal_for_two_gaps_is_not_card_not_held():
     assert got == [("HAND_INCOMPLETE", 2, "E", None), ("HAND_INCOMPLETE", 3, "E", None), ("CARD_NOT_HELD", 4, "S", "QD")]
     assert all("2D, is taken as its play there" in f.message for f in gc.findings if f.code == "HAND_INCOMPLETE")
     assert assert_same([rec])["compared"] == 1
+
+
+def test_a_card_dealt_to_two_seats_is_held_by_neither_once_played():
+    """The deal gives W's 7C to N as well (DEAL_INVALID, one finding).  W plays it in trick 2; N,
+    void in clubs after that, discarded QH and was found to renege "while holding 7C", and again
+    later (found by a rules audit).  A card already played is held by nobody (RULES.md 7), so N's
+    discard is legal and N's own later play of the 7C is CARD_NOT_HELD."""
+    deal = dict(DEAL, N=["AH", "QH", "JH", "TH", "9H", "8H", "7H", "6H", "5H", "4H", "3H", "7C", "AS"])
+    # trick 1: S trumps N's AH; trick 2: S leads 2C, W 7C, N discards QH; trick 3: W leads 3C, N plays 7C
+    rec = hand([("N", "AH 2D 3S KH"), ("S", "2C 7C QH 3D"), ("W", "3C 7C 4D 4S")], deal)
+    gc = check_game([rec])
+    got = [(f.code, f.trick, str(f.seat), f.card) for f in gc.findings if f.code not in ("SCORE_MISMATCH", "TRICKS_TAKEN_MISMATCH")]
+    assert [g[0] for g in got] == ["DEAL_INVALID", "CARD_NOT_HELD"]
+    assert "7C is dealt to both N" in gc.findings[0].message
+    assert got[1] == ("CARD_NOT_HELD", 3, "N", "7C")
+    assert assert_same([rec])["compared"] == 1  # the compiled core gives the same

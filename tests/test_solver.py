@@ -152,6 +152,9 @@ def test_position_errors_name_the_problem():
         position_from_json({"deal": {}, "leader": "N", "dealer": "N"})
     with pytest.raises(PositionError, match="spades cannot be broken before trick 1"):
         position_from_pbn("N:AKQ2.JT3.984.A52 JT9.AKQ.AKQ.KQJ4 8765.9876.765.76 43.542.JT32.T983", "W", (), 1, True)
+    # without a trick number, 14 cards blamed "trick_number 0" (found by a solver audit)
+    with pytest.raises(PositionError, match=r"W holds 14 cards; a seat holds at most 13"):
+        position_from_pbn("N:AKQ2.JT3.984.A52 JT9.AKQ.AKQ.KQJ4 8765.9876.765.76 43.542.JT32.T9832", "W")
     with pytest.raises(TypeError, match="solve takes a Position, not str 'N:AKQ2"):
         Solver().solve("N:AKQ2.JT3.984.A52 JT9.AKQ.AKQ.KQJ4 8765.9876.765.76 43.542.JT32.T983")
 

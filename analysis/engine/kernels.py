@@ -653,7 +653,9 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
                 t_leader[i, t] = ld
                 t_broken[i, t] = broken
                 t_led[i, t] = q0
-                hold[ld], hold[s1], hold[s2], hold[s3] = h0 & ~b0, h1 & ~b1, h2 & ~b2, h3 & ~b3
+                # a card played is held by nobody: a card dealt to two seats (DEAL_INVALID) goes from both
+                m = ~(b0 | b1 | b2 | b3)
+                hold[0], hold[1], hold[2], hold[3] = hold[0] & m, hold[1] & m, hold[2] & m, hold[3] & m
                 broken |= (q0 == SPADE) | (q1 == SPADE) | (q2 == SPADE) | (q3 == SPADE)
                 # Deck.winner_index: the first card of the highest power among trumps and the suit led
                 best, best_key = 0, np.int64(power[c0])
@@ -736,7 +738,9 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
                         code = SPADE_LED_FIRST_TRICK if n == 1 else SPADE_LED_BEFORE_BROKEN
                 if code >= 0:
                     pos = _emit(F, pos, write, i, code, n, s, c, s & 1, NO_FIELD, NAN, NAN)
-            hold[s] &= ~_bit(c)
+            if held:  # a card played is held by nobody: a card dealt to two seats (DEAL_INVALID) goes from both
+                m = ~_bit(c)
+                hold[0], hold[1], hold[2], hold[3] = hold[0] & m, hold[1] & m, hold[2] & m, hold[3] & m
             if cs == SPADE:  # a card outside the deck breaks spades by its own suit, as any card (RULES.md 4)
                 broken = True
             # Deck.winner_index: the first card of the highest power among trumps and the suit led

@@ -165,6 +165,7 @@ class PlayState:
         "_unknown",
         "_maybe_broken",
         "_led_held",
+        "_shared",
     )
 
     @classmethod
@@ -227,6 +228,9 @@ class PlayState:
         self._unknown = [0, 0, 0, 0]
         self._maybe_broken = False
         self._led_held = True
+        # cards dealt to two seats (DEAL_INVALID): once one of them plays it, nobody holds it
+        seen: set[str] = set()
+        self._shared = {c for h in self._hands for c in h if c in seen or seen.add(c)}
         return self
 
     # --- questions ---
@@ -369,7 +373,11 @@ class PlayState:
             hand.remove(card)
         elif held:
             hand.remove(card)
-        else:
+        if held and card in self._shared:  # a card already played is held by nobody (RULES.md 7)
+            for other in self._hands:
+                while card in other:
+                    other.remove(card)
+        if not held:
             if not from_deal:
                 self._not_held(s, card)
             if card in hand:

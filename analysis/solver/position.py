@@ -230,6 +230,9 @@ def make_position(
     lead = _seat(leader, "leader")
     if trick_number is None:
         n = max(len(h) for h in hs)
+        if n > 13:  # no trick number fits: name the hand, not a trick number the user never gave
+            s = next(s for s in SEATS if len(hs[s]) == n)
+            raise PositionError(f"{s} holds {n} cards; a seat holds at most 13 (RULES.md 1)")
         # seats that already played hold one card fewer; without them every seat holds n
         trick_number = 14 - n if not tr or any(len(hs[(int(lead) + len(tr) + i) & 3]) == n for i in range(4 - len(tr))) else 13 - n
     if isinstance(trick_number, bool) or not isinstance(trick_number, int):
