@@ -436,13 +436,16 @@ def convert(
 ) -> None:
     """Convert a log to the project's formats (JSON Lines, SPN, or the score-sheet CSV).
 
-    Unreadable records are listed on standard error and left out of the output (exit 2).
-    JSON Lines and SPN keep everything; the score sheet keeps bids, tricks taken and scores only.
+    Unreadable records are listed on standard error and left out of the output (exit 2); so are
+    the readers' warnings (a key a reader ignores, an importer option it cannot map), as `load`
+    lists them.  JSON Lines and SPN keep everything they read; the score sheet keeps bids, tricks
+    taken and scores only.
     """
     from spadework.analysis.convert import convert_file
 
+    warnings: list[str] = []
     try:
-        written, errors = convert_file(source, target, in_fmt=fmt, out_fmt=to)
+        written, errors = convert_file(source, target, in_fmt=fmt, out_fmt=to, warnings=warnings)
     except (ValueError, FileNotFoundError) as exc:
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
@@ -450,6 +453,12 @@ def convert(
         err.print(f"  {e}", markup=False)
     if len(errors) > 50:
         err.print(f"  ... and {len(errors) - 50} more")
+    if warnings:
+        err.print(f"{_n(len(warnings), 'warning')} from reading {source} (`load` keeps them in load_warnings):", markup=False)
+        for w in warnings[:20]:
+            err.print(f"  {w}", markup=False)
+        if len(warnings) > 20:
+            err.print(f"  ... and {len(warnings) - 20} more")
     # to standard output, the summary goes to standard error, after the log
     (err if str(target) == "-" else out).print(
         f"Wrote {_n(written, 'hand')} to {'standard output' if str(target) == '-' else target}; "

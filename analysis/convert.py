@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from spadework.parsers import formats
 from spadework.parsers.io import strip_gz
-from spadework.parsers.model import HandRecord, LoadError
+from spadework.parsers.model import HandRecord, LoadError, located
 
 if TYPE_CHECKING:
     from spadework.analysis.engine.rules import Ruleset
@@ -53,9 +53,13 @@ def convert_file(
     target: str | os.PathLike[str],
     in_fmt: str | None = None,
     out_fmt: str | None = None,
+    warnings: list[str] | None = None,
 ) -> tuple[int, list[LoadError]]:
     """Read ``source`` (any format) and write its readable hands to ``target``.
 
+    ``warnings``: a list to which the readers' notes on the hands (``file:line: message``: a key
+    ignored, an option an importer could not map) are appended, as ``spadework load`` keeps
+    them in ``load_warnings``.
     Streams: records are written as they are read.  A ``.gz`` target is gzipped; ``-`` is standard
     output (with ``out_fmt``).
     Returns ``(hands_written, load_errors)``.  Raises ``ValueError`` for an
@@ -78,6 +82,8 @@ def convert_file(
             if isinstance(item, LoadError):
                 errors.append(item)
             else:
+                if warnings is not None and item.warnings:
+                    warnings.extend(located(item.source_file or os.fspath(source), item.source_line or 0, w) for w in item.warnings)
                 yield _for_score_sheet(item) if fmt == "csv" else item
 
     if to_stdout:  # standard output (``--to`` says the format); left open for the caller
@@ -119,13 +125,16 @@ def score_sheet_record(rec: HandRecord, ruleset: Ruleset | None = None) -> HandR
 
 def _for_score_sheet(rec: HandRecord) -> HandRecord:
     """A record bound for a score sheet: tricks taken counted from the play when the log has play
-    but no ``taken`` record (a sheet without them could not be scored)."""
+    of all 13 tricks but no ``taken`` record (a sheet without them could not be scored).  A play
+    that stops short leaves the cells empty ("not recorded", FORMATS.md 3), as the log has them:
+    a count of the tricks played would read as a recorded count that does not add up to 13."""
     if rec.taken is not None or not rec.tricks:
         return rec
     try:
-        return score_sheet_record(rec)
+        sheet = score_sheet_record(rec)
     except ValueError:  # rules the checker cannot read: leave the taken cells empty
         return rec
+    return sheet if sheet.taken is not None and sum(sheet.taken) == 13 else rec
 
 
 def convert_records(records: list[HandRecord], fmt: str) -> str:
