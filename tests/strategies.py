@@ -166,7 +166,7 @@ _DEALS = {f: _maybe(deals(f)) for f in (True, False)}
 _TRICKS = _maybe(tricks())
 _SIDE_SCORES = side_scores()
 _HAND_NUMBER = st.integers(min_value=1, max_value=10_000)
-_GAME_ID = text(12, min_size=1)
+_GAME_ID = text(12, min_size=1).filter(lambda t: not t.isspace())  # a blank game_id names no game: rejected
 
 
 @st.composite
