@@ -6,12 +6,14 @@ One row per hand after a header row.  The header must hold these columns (any or
     taken_N,taken_E,taken_S,taken_W,NS_points,NS_total,NS_bags,EW_points,EW_total,EW_bags
 
 Optional columns: ``rules`` (a preset name such as ``barmore``, or a JSON object
-``{"preset": "standard", "target": 300}``; empty or absent = ``standard``) and the
+``{"preset": "standard", "target": 300}``; absent = ``standard``; an empty cell keeps the
+rules an earlier row of the same game gave, else ``standard``) and the
 metadata ``event``, ``date``, ``table``, ``round``.  Any other column is kept as an
 extension key of the hand, like an unknown key of the JSON form: an ``x_*`` column
 silently, any other with a warning; its empty cells are left out.
 
-Cells: bids are a number, ``nil`` (``0`` means nil too), ``bn`` (blind nil) or ``b7``
+Cells: numbers are whole (``4.0`` too; a negative one as ``-40``, ``\u221240`` or ``(40)``, as
+spreadsheets format them).  Bids are a number, ``nil`` (``0`` means nil too), ``bn`` (blind nil) or ``b7``
 (blind seven; ``bN`` is a blind N).  An empty bid, taken or score cell means "not
 recorded".  The sheet says nothing of the order of the bids, so a hand's bids are
 listed in bidding order, from the dealer's left clockwise (RULES.md section 3); a
@@ -21,9 +23,10 @@ sheet has no play and no winner column: records have ``taken`` and ``score``, no
 
 Reading (decisions FORMATS.md leaves open):
 
-- The delimiter is the one the header uses: ``,`` or, if the header has none, ``;``
-  or a tab (spreadsheets in some languages export with ``;``).
-- Header names are matched exactly after trimming spaces.  A header that lacks a
+- The delimiter is the one of ``,``, ``;`` and tab whose header cells name the most required
+  columns (spreadsheets in some languages export with ``;``; an extra column may hold a comma).
+- Header names are matched whatever their case, with spaces or hyphens for ``_``
+  (``Game ID``, ``Player N``, ``Rules``: :func:`header_name`).  A header that lacks a
   required column (missing, misspelt) gives one :class:`~spadework.parsers.model.LoadError` for
   line 1 naming the missing columns, and nothing else of the file can be read: the
   columns of the other rows are unknown, so no row is read (the raw text kept is the
@@ -32,8 +35,9 @@ Reading (decisions FORMATS.md leaves open):
   rows whose every cell is empty are skipped.
 - A row is read on its own line, or on several where a quoted cell holds line breaks (as
   spreadsheets write a name typed on two lines; at most :data:`MAX_ROW_LINES` lines, and only
-  when the lines read as one row with the header's cells).  A row with fewer
-  cells than the header, with extra cells that are not empty, a cell that is not a
+  when the lines read as one row with the header's cells).  A row may leave out trailing cells
+  of optional or extension columns (empty).  A row with no cell for a required column, with
+  extra cells that are not empty, a cell that is not a
   number, a bid that is not a bid, an unknown dealer, invalid UTF-8 ... becomes one
   :class:`~spadework.parsers.model.LoadError` with its line number, the reason (``line 7: taken_N
   'five' is not a whole number``) and the raw row; the next row is read as usual.
@@ -97,6 +101,17 @@ counts before the hand (for a sheet that starts mid-game); the game's winner on 
 DEFAULT_COLUMNS: tuple[str, ...] = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
 """What :func:`dump` writes unless told otherwise."""
 
+_BY_FOLDED = {c.lower(): c for c in DEFAULT_COLUMNS}
+_REQUIRED = frozenset(REQUIRED_COLUMNS)
+
+
+def header_name(text: str) -> str:
+    """A header cell as the column it names: spreadsheets capitalise and space their headers, so
+    ``Game ID``, ``Rules`` and ``ns-points`` are ``game_id``, ``rules`` and ``NS_points`` (case,
+    spaces and hyphens do not matter); any other name is kept as written (an extension column)."""
+    name = text.strip()
+    return _BY_FOLDED.get(re.sub(r"[\s\-]+", "_", name).lower(), name)
+
 _SCORE_FIELDS = ("points", "total", "bags")
 
 
@@ -148,8 +163,12 @@ def _text(cell: str) -> str:
 
 def _whole(text: str, column: str) -> int:
     """A cell's whole number: digits with an optional sign, or (as a spreadsheet may save a number)
-    the same followed by a decimal point and zeros (``4.0``), as a bid cell reads them."""
-    t = text.strip()
+    the same followed by a decimal point and zeros (``4.0``), as a bid cell reads them; a negative
+    one also as a spreadsheet's number formats write it, with a minus sign (U+2212) or in
+    parentheses (``(40)``)."""
+    t = text.strip().replace("\u2212", "-")
+    if len(t) > 2 and t[0] == "(" and t[-1] == ")" and t[1] not in "+-":
+        t = "-" + t[1:-1].strip()
     sign = t[1:] if t[:1] in "+-" else t
     digits, point, zeros = sign.partition(".")
     if not digits.isdigit() or not sign.isascii() or (point and zeros.strip("0")):
@@ -247,12 +266,16 @@ def record_from_row(row: Mapping[str, str], source_file: str | None = None, sour
 
 
 def _delimiter(header: str) -> str:
-    if "," in header:
-        return ","
-    for d in (";", "\t"):
-        if d in header:
-            return d
-    return ","
+    """The header's separator: of comma, semicolon and tab (as spreadsheets export in different
+    locales), the one whose cells name the most required columns (a column named ``Notes, misc``
+    in a semicolon file does not make it a comma file); a comma when none does."""
+    def named(d: str) -> int:
+        try:
+            return len({header_name(c) for c in _split(header, d)} & _REQUIRED)
+        except ValueError:
+            return 0
+
+    return max((",", ";", "\t"), key=lambda d: (named(d), d in header, d == ","))
 
 
 def _split(text: str, delimiter: str) -> list[str]:
@@ -297,6 +320,7 @@ def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator
     """Parse numbered raw lines of a score sheet (see the module doc), one row at a time."""
     columns: list[str] | None = None
     delimiter = ","
+    game_rules: dict[str, str] = {}
     source_lines = LookAhead(lines)
     for n, raw in source_lines:
         if not raw.strip():
@@ -306,6 +330,7 @@ def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator
         try:
             text = decode(raw)
         except ValueError as exc:
+            exc = f"{exc} (the file is not UTF-8: a spreadsheet exports plain CSV in the code page of the computer; export as CSV UTF-8)"
             if columns is None:
                 yield LoadError(source, n, f"line {n}: header: {exc}; no row of this file can be read", raw_text(raw))
                 return
@@ -314,7 +339,7 @@ def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator
         if columns is None:
             delimiter = _delimiter(text)
             try:
-                columns = [c.strip() for c in _split(text, delimiter)]
+                columns = [header_name(c) for c in _split(text, delimiter)]
             except ValueError as exc:
                 yield LoadError(source, n, f"line {n}: header: {exc}; no row of this file can be read", raw_text(raw))
                 return
@@ -361,10 +386,22 @@ def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator
                     f"line breaks; the row has {len(cells)} cells, the header {len(columns)})"
                 )
             if len(cells) < len(columns):
-                raise _RowError(f"the row has {len(cells)} cells; the header has {len(columns)}")
+                lacking = [c for c in columns[len(cells):] if c in _REQUIRED]
+                if lacking:
+                    raise _RowError(
+                        f"the row has {len(cells)} cells; the header has {len(columns)} (no cell for {', '.join(lacking[:4])}"
+                        + (", ..." if len(lacking) > 4 else "") + ")"
+                    )
+                cells = cells + [""] * (len(columns) - len(cells))  # trailing optional cells left out: empty
             if len(cells) > len(columns) and any(c.strip() for c in cells[len(columns):]):
                 raise _RowError(f"the row has {len(cells)} cells, some beyond the header's {len(columns)} columns")
             row = {c: unprotect_cell(v) for c, v in zip(columns, cells) if c}
+            if "rules" in row:  # a blank rules cell is "not recorded": the game's rules so far hold
+                gid = row["game_id"].strip()
+                if row["rules"].strip():
+                    game_rules[gid] = row["rules"]
+                elif gid in game_rules:
+                    row["rules"] = game_rules[gid]
             yield replace(record_from_row(row, source, n), source_text=raw)
         except ValueError as exc:  # _RowError, RecordError, a cell csv cannot read
             yield LoadError(source, n, f"line {n}: {exc}", raw_text(raw))
@@ -465,7 +502,7 @@ def sniff(head: bytes) -> bool:
     """True when the first line of a file looks like a score-sheet header."""
     first = head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0].decode("utf-8", "replace")
     try:
-        cols = {c.strip() for c in _split(first, _delimiter(first))} if first else set()
+        cols = {header_name(c) for c in _split(first, _delimiter(first))} if first else set()
     except ValueError:
         return False
     return {"game_id", "hand", "dealer"} <= cols

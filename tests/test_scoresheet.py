@@ -144,7 +144,8 @@ def test_an_unclosed_quote_is_one_bad_row_not_the_rows_after_it():
 def test_invalid_utf8_row():
     data = (HEADER + "\n").encode() + ROW.format(hand=1, dealer="N", total=61).replace("ana", "an\xe9").encode("latin-1") + b"\n"
     (err,) = items(data + ROW.format(hand=2, dealer="E", total=1).encode())[:1]
-    assert isinstance(err, LoadError) and err.message == "line 2: invalid UTF-8 at byte 15" and "an\ufffd" in err.raw
+    assert isinstance(err, LoadError) and err.message.startswith("line 2: invalid UTF-8 at byte 15 (the file is not UTF-8: ")
+    assert "export as CSV UTF-8" in err.message and "an\ufffd" in err.raw
     assert [i.hand for i in items(data + ROW.format(hand=2, dealer="E", total=1).encode())[1:]] == [2]
 
 
@@ -271,3 +272,55 @@ def test_a_whole_number_saved_with_a_decimal_point_reads_as_the_number(cell, val
     assert rec.score[0].total == value
     [bad] = items("\n".join([HEADER, ROW.format(hand=1, dealer="N", total="61.5")]) + "\n")
     assert "NS_total '61.5' is not a whole number" in bad.message
+
+
+# --- sheets as spreadsheets export them (found by a score-sheet audit) ----------------------------
+
+
+def test_header_names_in_any_case_and_spacing_are_the_columns_they_name():
+    """``Game ID``, ``Player N`` and ``Rules`` were not the columns game_id, player_N and rules: the
+    file was rejected, or (``Rules``) its rules were kept as an extension and the game checked as
+    standard, clean."""
+    spaced = ",".join(c.replace("_", " ").title() for c in scoresheet.REQUIRED_COLUMNS) + ",Rules"
+    row = ROW.format(hand=1, dealer="N", total=61) + ',"{""preset"": ""standard"", ""target"": 150}"'
+    (rec,) = items(spaced + "\n" + row + "\n")
+    assert isinstance(rec, HandRecord), rec
+    assert rec.rules == {"preset": "standard", "target": 150} and rec.players[0] == "ana" and rec.extras == {}
+    assert scoresheet.header_name(" ns-Points ") == "NS_points" and scoresheet.header_name("Notes") == "Notes"
+
+
+@pytest.mark.parametrize("sep", [";", "\t"])
+def test_the_separator_is_the_one_that_names_the_columns(sep):
+    """A semicolon or tab file whose extra column holds a comma (``Notes, misc``) was read as a
+    comma file, and its header as naming none of the columns."""
+    header = sep.join([*scoresheet.REQUIRED_COLUMNS, "Notes, misc"])
+    row = sep.join([*ROW.format(hand=1, dealer="N", total=61).split(","), "ok"])
+    (rec,) = items(header + "\n" + row + "\n")
+    assert isinstance(rec, HandRecord) and rec.extras == {"Notes, misc": "ok"}
+
+
+def test_a_row_may_leave_out_its_trailing_optional_cells_but_not_required_ones():
+    header = HEADER + ",rules,event"
+    good, short = items(header + "\n" + ROW.format(hand=1, dealer="N", total=61) + "\n" + "sheet-1,2,E,ana,bo,cy,di,3,4\n")
+    assert isinstance(good, HandRecord) and good.rules == "standard" and good.event is None
+    assert isinstance(short, LoadError)
+    assert short.message == "line 3: the row has 9 cells; the header has 23 (no cell for bid_S, bid_W, taken_N, taken_E, ...)"
+
+
+@pytest.mark.parametrize("written", ["-60", "\u221260", "(60)", "( 60 )"])
+def test_a_negative_score_as_spreadsheets_format_it(written):
+    row = ROW.format(hand=1, dealer="N", total=61).replace(",60,60,0", f",{written},{written},0")
+    (rec,) = items(HEADER + "\n" + row + "\n")
+    assert isinstance(rec, HandRecord), rec
+    assert (rec.score[1].points, rec.score[1].total) == (-60, -60)
+
+
+def test_a_blank_rules_cell_keeps_the_rules_of_its_game():
+    """Rules written on a game's first row only gave every later hand of it the standard rules, and
+    the check a "rules differ" finding on each."""
+    rules = '"{""preset"": ""standard"", ""target"": 150}"'
+    lines = [HEADER + ",rules", ROW.format(hand=1, dealer="N", total=61) + "," + rules,
+             ROW.format(hand=2, dealer="E", total=122) + ",",
+             ROW.format(hand=1, dealer="N", total=61).replace("sheet-1", "other") + ","]  # fmt: skip
+    recs = items("\n".join(lines) + "\n")
+    assert [r.rules for r in recs] == [{"preset": "standard", "target": 150}] * 2 + ["standard"]
