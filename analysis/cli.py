@@ -13,6 +13,7 @@ documented in ``spadework --help`` and are the same for every command:
 from __future__ import annotations
 
 import os
+import re
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -174,6 +175,20 @@ def _validate_rules(rules):
     return rules
 
 
+def _open_failure(exc: Exception) -> str:
+    """Why a database would not open, in a sentence: DuckDB's lock conflict names the other process
+    (another spadework command writing it, or a notebook holding it open)."""
+    text = str(exc)
+    if "Could not set lock" in text:
+        pid = re.search(r"\(PID (\d+)\)", text)
+        who = f"process {pid.group(1)}" if pid else "another process"
+        return (f"{who} has it open (another spadework command, or a notebook); wait for it to finish "
+                "or close it, then run this again")
+    if "Is a directory" in text:
+        return "it is a folder; give --db a file name (e.g. season.duckdb)"
+    return text
+
+
 def _open_db(db: Path | None, read_only: bool = False, existing: bool = False):
     """Open ``db`` (exit 2 with a sentence when it cannot be).  ``existing``: it must already be a
     spadework database, as the commands that read loaded hands need; a DuckDB file made by
@@ -190,7 +205,7 @@ def _open_db(db: Path | None, read_only: bool = False, existing: bool = False):
             with connect(db, read_only=True) as probe:
                 ours = holds_spadework_tables(probe)
         except Exception as exc:  # not a DuckDB file, or locked
-            err.print(f"error: cannot open database {db}: {exc}")
+            err.print(f"error: cannot open database {db}: {_open_failure(exc)}")
             raise typer.Exit(EXIT_BAD_INPUT) from None
         if not ours:
             err.print(
@@ -201,7 +216,7 @@ def _open_db(db: Path | None, read_only: bool = False, existing: bool = False):
     try:
         con = connect(db, read_only=read_only)
     except Exception as exc:  # duckdb raises its own IOException family
-        err.print(f"error: cannot open database {db}: {exc}")
+        err.print(f"error: cannot open database {db}: {_open_failure(exc)}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
     if read_only:  # a reader of a checked database (report, standings): DuckDB's memory capped
         from spadework.analysis.engine.engines import limit_reader_memory

@@ -75,6 +75,11 @@ def convert_file(
         raise ValueError(f"{os.fspath(target)} is the file being read: write the converted log to another file")
     fmt = output_format(target, out_fmt)
     writer = formats.module(fmt)
+    if not to_stdout:
+        try:  # a new folder is made, as report, simulate and --db do
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+        except OSError:  # a file where a folder should be: opening the target names it
+            pass
     errors: list[LoadError] = []
 
     def records():

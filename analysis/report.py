@@ -1371,7 +1371,9 @@ def build_report(con, out_dir: str | os.PathLike[str], *, title: str = "spadewor
     into ``out_dir`` and return the path of ``index.html``.
 
     ``con``: a DuckDB connection with the TABLES.md tables (loaded and checked; read-only is fine).
-    ``out_dir`` is created if needed.  ``interactive``: the index's charts drawn by inlined Vega-Embed
+    ``out_dir`` is created if needed; where it holds an earlier report, that report's player and
+    game pages are removed first (a player or game no longer in the database kept its page, with
+    its findings).  ``interactive``: the index's charts drawn by inlined Vega-Embed
     with tooltips (default), or inlined static SVG with no script.  ``progress``: ``True`` for a rich
     progress bar on standard error, or a callable ``progress(stage, done, total)``.  The pages need no
     network.  Raises ``OSError`` when a file cannot be written.
@@ -1379,6 +1381,9 @@ def build_report(con, out_dir: str | os.PathLike[str], *, title: str = "spadewor
     out = Path(out_dir)
     for sub in ("players", "games"):
         (out / sub).mkdir(parents=True, exist_ok=True)
+        if (out / "index.html").is_file():  # a report written here before: its pages of players and
+            for old in (out / sub).glob("*.html"):  # games that are not in this one must not stay
+                old.unlink()
     start, advance, stop = _progress(progress)
     try:
         start("reading the season", 0)

@@ -273,3 +273,26 @@ def test_a_duckdb_file_with_no_spadework_tables_gets_one_piece_of_advice(tmp_pat
                  ("check", "--db", other)):  # fmt: skip
         line = one_error_line(spadework(*args))
         assert "load logs into it first: `spadework load LOGS --db" in line, (args, line)
+
+
+def test_a_conversion_into_a_new_folder_makes_it(tmp_path, small_log):
+    out = tmp_path / "new" / "deeper" / "x.spn"
+    proc = spadework("convert", small_log, out)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_text(encoding="utf-8").startswith("[")
+
+
+def test_a_database_another_process_holds_is_named_as_such(tmp_path):
+    """DuckDB's own text ("IO Error: Could not set lock on file ... Conflicting lock is held in
+    .../python3.11 (PID n)") was printed as it was (found by a new-user pass)."""
+    path = tmp_path / "busy.duckdb"
+    holder = duckdb.connect(str(path))
+    try:
+        holder.execute("CREATE TABLE t (x INTEGER)")
+        line = one_error_line(spadework("check", "--db", path))
+    finally:
+        holder.close()
+    assert f"cannot open database {path}: process {os.getpid()} has it open (another spadework command, or a notebook)" in line
+    folder = tmp_path / "afolder"
+    folder.mkdir()
+    assert "it is a folder; give --db a file name" in one_error_line(spadework("load", SAMPLE, "--db", folder))

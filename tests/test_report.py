@@ -268,3 +268,18 @@ def test_card_html():
     assert report.card_html("TD") == '<span class="card red" title="TD">T♦</span>'
     assert report.card_html("BJ", ["RENEGE"]) == '<span class="card joker bad" title="big joker: RENEGE">⚠BJ</span>'
     assert report.card_html("<b>") .count("<b>") == 0
+
+
+def test_a_report_written_over_an_earlier_one_keeps_none_of_its_pages(tmp_path):
+    """A report written into the folder of another kept that report's player and game pages beside
+    its own, findings and all (found by a new-user pass)."""
+    out = tmp_path / "site"
+    report.build_report(metrics_fixture.build(), out)
+    (out / "players" / "someone-gone.html").write_text("old", encoding="utf-8")
+    (out / "games" / "old-game.html").write_text("old", encoding="utf-8")
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    con = duckdb.connect()
+    create_tables(con)
+    report.build_report(con, out)
+    assert list((out / "players").glob("*.html")) == [] and list((out / "games").glob("*.html")) == []
+    assert (out / "notes.txt").read_text(encoding="utf-8") == "mine"  # only the report's own pages go
