@@ -132,7 +132,10 @@ def load(path: str | os.PathLike[str], fmt: str | None = None, source: str | Non
         fmt = fmt or detect(path)
         mod = module(fmt)
     except (ValueError, OSError) as exc:
-        yield LoadError(src, 0, str(exc), "")
+        reason = str(exc)
+        for prefix in (f"{os.fspath(path)}: ", f"{src}: "):  # the error row names the file already
+            reason = reason[len(prefix):] if reason.startswith(prefix) else reason
+        yield LoadError(src, 0, reason, "")
         return
     try:
         yield from mod.load(path, source=src)
