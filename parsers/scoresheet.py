@@ -25,8 +25,10 @@ Reading (decisions FORMATS.md leaves open):
 
 - The delimiter is the one of ``,``, ``;`` and tab whose header cells name the most required
   columns (spreadsheets in some languages export with ``;``; an extra column may hold a comma).
-- Header names are matched whatever their case, with spaces or hyphens for ``_``
-  (``Game ID``, ``Player N``, ``Rules``: :func:`header_name`).  A header that lacks a
+- The required columns and ``rules``, ``event``, ``date``, ``table``, ``round`` are matched
+  whatever their case, with spaces or hyphens for ``_`` (``Game ID``, ``Player N``, ``Rules``:
+  :func:`header_names`); a cell that only folds onto a name another cell has stays a column of
+  its own.  A header that lacks a
   required column (missing, misspelt) gives one :class:`~spadework.parsers.model.LoadError` for
   line 1 naming the missing columns, and nothing else of the file can be read: the
   columns of the other rows are unknown, so no row is read (the raw text kept is the
@@ -101,7 +103,10 @@ counts before the hand (for a sheet that starts mid-game); the game's winner on 
 DEFAULT_COLUMNS: tuple[str, ...] = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
 """What :func:`dump` writes unless told otherwise."""
 
-_BY_FOLDED = {c.lower(): c for c in DEFAULT_COLUMNS}
+_FOLDED_COLUMNS = REQUIRED_COLUMNS + ("rules", "event", "date", "table", "round")
+"""The columns a header may spell in another case or with spaces (the winner and the scores before
+a hand only as written: a ``Winner`` column of team names stays a column of the sheet's own)."""
+_BY_FOLDED = {c.lower(): c for c in _FOLDED_COLUMNS}
 _REQUIRED = frozenset(REQUIRED_COLUMNS)
 
 
@@ -111,6 +116,20 @@ def header_name(text: str) -> str:
     spaces and hyphens do not matter); any other name is kept as written (an extension column)."""
     name = text.strip()
     return _BY_FOLDED.get(re.sub(r"[\s\-]+", "_", name).lower(), name)
+
+
+def header_names(cells: Sequence[str]) -> list[str]:
+    """The columns of a header row: each cell's :func:`header_name`, except that a cell written as
+    the column's own name keeps it, and a cell that only folds onto a name another cell has stays
+    as written (``rules`` and ``Rules``, ``NS_points`` and ``ns points``: the second is a column of
+    the sheet's own, not a repeat that would make the file unreadable)."""
+    exact = {c.strip() for c in cells}
+    out: list[str] = []
+    for c in cells:
+        name = c.strip()
+        folded = header_name(name)
+        out.append(name if folded != name and (folded in exact or folded in out) else folded)
+    return out
 
 _SCORE_FIELDS = ("points", "total", "bags")
 
@@ -161,13 +180,17 @@ def _text(cell: str) -> str:
     return str(cell) if isinstance(cell, _Exact) else cell.strip()  # str(): a plain str, not the marker type
 
 
+_SIGNED = ("_points", "_total", "_score_before")
+"""Columns whose numbers may be negative, and so may be written in parentheses."""
+
+
 def _whole(text: str, column: str) -> int:
     """A cell's whole number: digits with an optional sign, or (as a spreadsheet may save a number)
     the same followed by a decimal point and zeros (``4.0``), as a bid cell reads them; a negative
-    one also as a spreadsheet's number formats write it, with a minus sign (U+2212) or in
-    parentheses (``(40)``)."""
+    one also as a spreadsheet's number formats write it, with a minus sign (U+2212), or in
+    parentheses (``(40)``) in a column of points or totals."""
     t = text.strip().replace("\u2212", "-")
-    if len(t) > 2 and t[0] == "(" and t[-1] == ")" and t[1] not in "+-":
+    if len(t) > 2 and t[0] == "(" and t[-1] == ")" and t[1] not in "+-" and column.endswith(_SIGNED):
         t = "-" + t[1:-1].strip()
     sign = t[1:] if t[:1] in "+-" else t
     digits, point, zeros = sign.partition(".")
@@ -339,7 +362,7 @@ def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator
         if columns is None:
             delimiter = _delimiter(text)
             try:
-                columns = [header_name(c) for c in _split(text, delimiter)]
+                columns = header_names(_split(text, delimiter))
             except ValueError as exc:
                 yield LoadError(source, n, f"line {n}: header: {exc}; no row of this file can be read", raw_text(raw))
                 return

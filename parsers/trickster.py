@@ -538,7 +538,7 @@ def _bid_tokens(line: str) -> list[str]:
     while i < len(words):
         w = words[i]
         nxt = words[i + 1] if i + 1 < len(words) else ""
-        if w.upper() == "BLIND" and (nxt.upper() == "NIL" or nxt.isdigit()):
+        if w.upper() == "BLIND" and (nxt.upper() == "NIL" or (nxt.isascii() and nxt.isdigit())):
             out.append("bn" if nxt.upper() == "NIL" else "b" + nxt)
             i += 2
             continue
@@ -556,9 +556,9 @@ def _read_bid(token: str, seat: Seat) -> Bid:
     if t in _NIL:
         return Bid(seat, 0, nil=True)
     blind = False
-    if t.startswith("B") and t[1:].isdigit():
+    if t.startswith("B") and t[1:].isascii() and t[1:].isdigit():
         blind, t = True, t[1:]
-    if t.isdigit():
+    if t.isascii() and t.isdigit():
         value = int(t)
         return Bid(seat, value, nil=value == 0, blind=blind)
     raise ValueError(f"bid {token!r} is not a bid (a number of tricks, nil, bn or b<number>, Blind Nil, Blind <number>)")

@@ -324,3 +324,23 @@ def test_a_blank_rules_cell_keeps_the_rules_of_its_game():
              ROW.format(hand=1, dealer="N", total=61).replace("sheet-1", "other") + ","]  # fmt: skip
     recs = items("\n".join(lines) + "\n")
     assert [r.rules for r in recs] == [{"preset": "standard", "target": 150}] * 2 + ["standard"]
+
+
+def test_a_header_cell_that_only_folds_onto_a_name_another_cell_has_stays_as_written():
+    """Folding header names made ``ns points`` beside ``NS_points``, or ``rules`` beside ``Rules``, a
+    repeated column, and the whole sheet unreadable; a ``Winner`` column of team names lost its rows
+    (found by a regression audit)."""
+    header = HEADER + ",ns points,rules,Rules,Winner"
+    row = ROW.format(hand=1, dealer="N", total=61) + ",x,,y,ana+cy"
+    (rec,) = items(header + "\n" + row + "\n")
+    assert isinstance(rec, HandRecord), rec
+    assert rec.extras == {"ns points": "x", "Rules": "y", "Winner": "ana+cy"} and rec.winner is None
+    assert scoresheet.header_names(["Game ID", "game_id"]) == ["Game ID", "game_id"]
+
+
+@pytest.mark.parametrize("column, cell", [("hand", "(1)"), ("taken_N", "(4)")])
+def test_parentheses_are_a_minus_only_where_a_number_may_be_negative(column, cell):
+    cells = dict(zip(scoresheet.REQUIRED_COLUMNS, ROW.format(hand=1, dealer="N", total=61).split(",")))
+    cells[column] = cell
+    (err,) = items(HEADER + "\n" + ",".join(cells[c] for c in scoresheet.REQUIRED_COLUMNS) + "\n")
+    assert isinstance(err, LoadError) and f"{column} '{cell}' is not a whole number" in err.message
