@@ -244,7 +244,6 @@ class Filters:
             params.append(self.exclude_player)
         return (" AND ".join(clauses) or "TRUE", params)
 
-
     def require_known(self, con) -> None:
         """Raise ``ValueError`` naming a filter value no loaded hand has (a misspelt event or player
         would otherwise give empty results), with the values there are; also the errors of

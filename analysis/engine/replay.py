@@ -230,7 +230,10 @@ class PlayState:
         self._led_held = True
         # cards dealt to two seats (DEAL_INVALID): once one of them plays it, nobody holds it
         seen: set[str] = set()
-        self._shared = {c for h in self._hands for c in h if c in seen or seen.add(c)}
+        self._shared = set()
+        for h in self._hands:
+            for c in h:
+                (self._shared if c in seen else seen).add(c)
         return self
 
     # --- questions ---
