@@ -661,7 +661,8 @@ def stats(
 ) -> None:
     """Print a player's tendencies against the field (everything the player took no part in): each metric
     with its 95% interval and n, the field's value and the gap, leaks and strengths flagged.  Without
-    --player, one line per player.  Reads at 80 columns; --json and --csv carry every column.
+    --player, one line per player.  The overview reads at 80 columns, a player's page at about 90;
+    --json and --csv carry every column.
 
     Reads what `spadework check` wrote (the sample season's database is built on first use): a database
     loaded after its last check, or never checked, is an error (exit 2) saying to run
@@ -703,11 +704,12 @@ def stats(
         else:
             table = coach.player_table(con, player)
             out.print(coach.stats_heading(con, player), markup=False)
-            out.print(coach.rich_table(table, player))
+            # soft_wrap off: a table's notes wrap at the table's width (they were one line of 200+)
+            out.print(coach.rich_table(table, player), soft_wrap=False)
             from spadework.analysis import decisions
 
             for section in decisions.rich_sections(con, player):
-                out.print(section)
+                out.print(section, soft_wrap=False)
     except ValueError as exc:  # unknown player: the message lists the known ones
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None

@@ -148,6 +148,10 @@ def test_stats_cli_json_csv_and_text(db_file):
     assert "'=1+2" in {row["player"] for row in rows}  # the formula-like name is defused
     r = runner.invoke(cli.app, ["stats", "--db", str(db_file), "--player", "bo"], terminal_width=80)
     assert r.exit_code == 0 and "bo against the field" in r.stdout and "Bid bias" in r.stdout
+    # off a terminal too, a table's notes wrap at its width (they were one line of 181 characters)
+    r = runner.invoke(cli.app, ["stats", "--db", str(db_file), "--player", "bo"])
+    assert r.exit_code == 0 and "Rates in per cent. gap = player - field." in r.stdout
+    assert max(len(line) for line in r.stdout.splitlines()) <= 100
     r = runner.invoke(cli.app, ["stats", "--db", str(db_file), "--player", "zed"])
     assert r.exit_code == 2 and "unknown player 'zed'" in r.output
     r = runner.invoke(cli.app, ["stats", "--db", str(db_file), "--json", "--csv"])
