@@ -157,6 +157,23 @@ def test_a_cache_shipped_in_a_package_the_user_cannot_write_is_used_not_compiled
     assert _run_kern(tmp_path, env, read_only_package=True)[:3] == (8, 1, 0)
 
 
+def test_an_empty_numba_cache_dir_gets_the_package_cache_not_a_new_compile(tmp_path):
+    """A container or CI job that sets ``NUMBA_CACHE_DIR`` to a new folder got every function
+    compiled again on first use (about 16 s for the reader and the core), the package's own
+    compiled entries unused.  Those whose key matches the source are now copied there first."""
+    (tmp_path / "kern.py").write_text(_KERN.format(value=7))
+    (tmp_path / "home").mkdir()
+    assert _run_kern(tmp_path, {"HOME": str(tmp_path / "home")})[:3] == (7, 0, 1)  # as the install does
+    env = {"HOME": str(tmp_path / "home"), "NUMBA_CACHE_DIR": str(tmp_path / "job-cache")}
+    value, hits, misses, path = _run_kern(tmp_path, env)
+    assert (value, hits, misses) == (7, 1, 0)
+    assert path.startswith(str(tmp_path / "job-cache"))
+
+    # the package's entry of an older source is not copied: the new source compiles
+    (tmp_path / "kern.py").write_text(_KERN.format(value=8))
+    assert _run_kern(tmp_path, {**env, "NUMBA_CACHE_DIR": str(tmp_path / "other-cache")})[:3] == (8, 0, 1)
+
+
 def test_a_temporary_folder_others_can_write_is_not_trusted(tmp_path, monkeypatch):
     """Cached code is loaded with pickle: a folder another user could write into is not used."""
     import os
