@@ -454,13 +454,15 @@ def convert(
     Unreadable records are listed on standard error and left out of the output (exit 2); so are
     the readers' warnings (a key a reader ignores, an importer option it cannot map), as `load`
     lists them.  JSON Lines and SPN keep everything they read; the score sheet keeps bids, tricks
-    taken and scores only.
+    taken and scores only (a second bid by a seat, or the order of bids made out of turn, is
+    named on standard error as it is left out).
     """
     from spadework.analysis.convert import convert_file
 
     warnings: list[str] = []
+    losses: list[str] = []
     try:
-        written, errors = convert_file(source, target, in_fmt=fmt, out_fmt=to, warnings=warnings)
+        written, errors = convert_file(source, target, in_fmt=fmt, out_fmt=to, warnings=warnings, losses=losses)
     except (ValueError, FileNotFoundError) as exc:
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
@@ -474,6 +476,12 @@ def convert(
             err.print(f"  {w}", markup=False)
         if len(warnings) > 20:
             err.print(f"  ... and {len(warnings) - 20} more")
+    if losses:
+        err.print(f"{_n(len(losses), 'note')} on what the score sheet cannot hold (left out of it):", markup=False)
+        for w in losses[:20]:
+            err.print(f"  {w}", markup=False)
+        if len(losses) > 20:
+            err.print(f"  ... and {len(losses) - 20} more")
     # to standard output, the summary goes to standard error, after the log
     (err if str(target) == "-" else out).print(
         f"Wrote {_n(written, 'hand')} to {'standard output' if str(target) == '-' else target}; "

@@ -54,12 +54,15 @@ def convert_file(
     in_fmt: str | None = None,
     out_fmt: str | None = None,
     warnings: list[str] | None = None,
+    losses: list[str] | None = None,
 ) -> tuple[int, list[LoadError]]:
     """Read ``source`` (any format) and write its readable hands to ``target``.
 
     ``warnings``: a list to which the readers' notes on the hands (``file:line: message``: a key
     ignored, an option an importer could not map) are appended, as ``spadework load`` keeps
-    them in ``load_warnings``.
+    them in ``load_warnings``.  ``losses``: a list to which what the output format cannot hold of
+    a hand is appended (``file:line: message``, see :func:`score_sheet_losses`; JSON Lines and
+    SPN lose nothing).
     Streams: records are written as they are read.  A ``.gz`` target is gzipped; ``-`` is standard
     output (with ``out_fmt``).
     Returns ``(hands_written, load_errors)``.  Raises ``ValueError`` for an
@@ -89,6 +92,8 @@ def convert_file(
             else:
                 if warnings is not None and item.warnings:
                     warnings.extend(located(item.source_file or os.fspath(source), item.source_line or 0, w) for w in item.warnings)
+                if losses is not None and fmt == "csv":
+                    losses.extend(located(item.source_file or os.fspath(source), item.source_line or 0, w) for w in score_sheet_losses(item))
                 yield _for_score_sheet(item) if fmt == "csv" else item
 
     if to_stdout:  # standard output (``--to`` says the format); left open for the caller
@@ -126,6 +131,30 @@ def score_sheet_record(rec: HandRecord, ruleset: Ruleset | None = None) -> HandR
         bids = [b for b in rp.bids if b is not None]
         taken = apply_renege_penalty(taken, bids, rp.reneges, rs.renege_penalty_tricks)
     return replace(rec, taken=tuple(taken))
+
+
+def score_sheet_losses(rec: HandRecord) -> list[str]:
+    """What a score sheet cannot hold of ``rec``'s bidding, one sentence each (empty when nothing).
+
+    A sheet has one bid cell per seat and no order of bids (FORMATS.md 3), so a second bid by a
+    seat is left out and bids made out of turn are read back in turn order: the
+    ``BID_OUT_OF_TURN`` findings (RULES.md 3) they give are lost with them.  The deal, the play and
+    extension keys are left out of every sheet and are not named here (``convert --help`` says so).
+    """
+    notes: list[str] = []
+    first: list = []
+    for b in rec.bids:
+        if b.seat in first:
+            notes.append(f"hand {rec.hand} of game {rec.game_id}: {b.seat} bid twice; the score sheet keeps its first bid only")
+        else:
+            first.append(b.seat)
+    in_turn = [s for s in rec.dealer.left.clockwise() if s in first]
+    if first != in_turn:
+        notes.append(
+            f"hand {rec.hand} of game {rec.game_id}: bids made out of turn ({' '.join(map(str, first))}); "
+            "the score sheet holds them in turn order, so BID_OUT_OF_TURN cannot be found from it"
+        )
+    return notes
 
 
 def _for_score_sheet(rec: HandRecord) -> HandRecord:

@@ -332,3 +332,22 @@ def test_convert_names_what_its_reader_ignored(tmp_path):
     assert "2 warnings from reading" in r.output
     assert f"{src}:1: bids[0]: unknown key 'x_think' ignored" in r.output
     assert f"{src}:1: tricks[0]: unknown key 'x_ms' ignored" in r.output
+
+
+def test_convert_to_a_score_sheet_names_the_bids_it_cannot_hold(tmp_path):
+    """A sheet has one bid cell per seat and no bid order: a second bid and bids out of turn were
+    dropped without a word, and the BID_OUT_OF_TURN findings with them (found by a format audit)."""
+    first = json.loads((DATA / "club_night.jsonl").read_text().splitlines()[0])
+    turn = [b["seat"] for b in first["bids"]]  # in turn from the dealer's left
+    swapped = dict(first, hand=1, bids=[first["bids"][1], first["bids"][0], *first["bids"][2:]])
+    twice = dict(first, hand=2, bids=[*first["bids"], {"seat": turn[0], "bid": 2}])
+    clean = dict(first, hand=3)
+    src = tmp_path / "bids.jsonl"
+    src.write_text("".join(json.dumps(h) + "\n" for h in (swapped, twice, clean)))
+    r = run("convert", src, tmp_path / "out.csv")
+    assert r.exit_code == 0, r.output
+    assert "2 notes on what the score sheet cannot hold" in r.output
+    assert f"{src}:1: hand 1 of game {first['game_id']}: bids made out of turn ({turn[1]} {turn[0]} {turn[2]} {turn[3]})" in r.output
+    assert f"{src}:2: hand 2 of game {first['game_id']}: {turn[0]} bid twice; the score sheet keeps its first bid only" in r.output
+    assert f"{src}:3:" not in r.output
+    assert "cannot hold" not in run("convert", src, tmp_path / "out.spn").output  # SPN keeps them
