@@ -127,3 +127,21 @@ def test_a_card_dealt_to_two_seats_is_held_by_neither_once_played():
     assert "7C is dealt to both N" in gc.findings[0].message
     assert got[1] == ("CARD_NOT_HELD", 3, "N", "7C")
     assert assert_same([rec])["compared"] == 1  # the compiled core gives the same
+
+
+@pytest.mark.parametrize(("leader", "cards", "out_of_turn"), [
+    ("S", "2C 3C AH 3D", False),  # the second holder in N E S W order leads the 2C
+    ("N", "2C 3D 2H 3C", False),  # the first holder
+    ("E", "3D 2H 3C 2C", True),   # neither: N, the first holder, was to lead
+])  # fmt: skip
+def test_with_the_2c_dealt_to_two_seats_either_of_them_leads_trick_1_in_turn(leader, cards, out_of_turn):
+    """``first_lead: two_of_clubs`` with the 2C dealt to N and S (DEAL_INVALID): S leading it was
+    LEAD_OUT_OF_TURN, because N comes first in N E S W order (found by a regression audit).  Either
+    holder leading is in turn; a seat that was not dealt it is not."""
+    deal = dict(DEAL_2C, S=["2C", "2H", "KS", "QS", "JS", "TS", "9S", "8S", "7S", "6S", "5S", "4S", "3S"])
+    rec = hand([(leader, cards)], deal, TWO_CLUBS)
+    gc = check_game([rec])
+    codes = [f.code for f in gc.findings]
+    assert "DEAL_INVALID" in codes
+    assert ("LEAD_OUT_OF_TURN" in codes) == out_of_turn
+    assert assert_same([rec])["compared"] == 1  # the compiled core gives the same

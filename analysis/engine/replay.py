@@ -112,14 +112,16 @@ def legal_cards(
     return others or list(held)
 
 
-def first_leader(dealer: Seat, ruleset: Ruleset, deal: Sequence[Iterable[str]] | None = None) -> Seat:
-    """Who leads trick 1: left of ``dealer``, or, with ``first_lead: two_of_clubs``,
-    the seat whose hand in ``deal`` (N E S W) holds the 2C (left of the dealer when
-    nobody is known to hold it)."""
+def first_leader(dealer: Seat, ruleset: Ruleset, deal: Sequence[Iterable[str]] | None = None, led: Seat | None = None) -> Seat:
+    """Who leads trick 1 (RULES.md 4): left of ``dealer``, or, with ``first_lead: two_of_clubs``,
+    the seat whose hand in ``deal`` (N E S W) holds the 2C (left of the dealer when nobody is
+    known to hold it).  ``led``: the seat the log has leading trick 1; where the deal gives the
+    2C to more than one seat (``DEAL_INVALID``), it leads in turn if it is one of them (else the
+    first of them in N E S W order is expected)."""
     if ruleset.first_lead == "two_of_clubs" and deal is not None:
-        for seat, cards in zip(SEATS, deal):
-            if TWO_OF_CLUBS in cards:
-                return seat
+        holders = [seat for seat, cards in zip(SEATS, deal) if TWO_OF_CLUBS in cards]
+        if holders:
+            return led if led in holders else holders[0]
     return dealer.left
 
 
@@ -962,7 +964,7 @@ def replay_hand(
             first_2c = future.get(TWO_OF_CLUBS)
             leader = first_leader(record.dealer, ruleset, [[TWO_OF_CLUBS] if first_2c and first_2c[0][1] == s else [] for s in SEATS])
         else:
-            leader = first_leader(record.dealer, ruleset, deal)
+            leader = first_leader(record.dealer, ruleset, deal, tricks_rec[0].leader)
         if ruleset.first_lead == "two_of_clubs" and (
             TWO_OF_CLUBS in future if inferred else any(TWO_OF_CLUBS in cards for cards in deal)  # type: ignore[union-attr]
         ):
