@@ -344,6 +344,10 @@ def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator
     columns: list[str] | None = None
     delimiter = ","
     game_rules: dict[str, str] = {}
+    # rows of one game with a blank rules cell, read before any row of the game named its rules;
+    # held until one does (they get its rules) or another game's row comes (they keep the blank)
+    waiting: list[tuple[dict[str, str], int, bytes] | LoadError] = []
+    waiting_game = ""
     source_lines = LookAhead(lines)
     for n, raw in source_lines:
         if not raw.strip():
@@ -357,7 +361,11 @@ def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator
             if columns is None:
                 yield LoadError(source, n, f"line {n}: header: {exc}; no row of this file can be read", raw_text(raw))
                 return
-            yield LoadError(source, n, f"line {n}: {exc}", raw_text(raw))
+            error = LoadError(source, n, f"line {n}: {exc}", raw_text(raw))
+            if waiting:  # in file order, after the rows held back
+                waiting.append(error)
+            else:
+                yield error
             continue
         if columns is None:
             delimiter = _delimiter(text)
@@ -419,14 +427,46 @@ def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator
             if len(cells) > len(columns) and any(c.strip() for c in cells[len(columns):]):
                 raise _RowError(f"the row has {len(cells)} cells, some beyond the header's {len(columns)} columns")
             row = {c: unprotect_cell(v) for c, v in zip(columns, cells) if c}
-            if "rules" in row:  # a blank rules cell is "not recorded": the game's rules so far hold
+            if "rules" in row:  # a blank rules cell is "not recorded": the game's rules hold
                 gid = row["game_id"].strip()
+                if waiting and gid != waiting_game:  # that game's rows named no rules: as written
+                    yield from _sheet_rows(waiting, None, source)
+                    waiting = []
                 if row["rules"].strip():
                     game_rules[gid] = row["rules"]
+                    if waiting:  # the game's rows before this one left the cell blank: these rules
+                        yield from _sheet_rows(waiting, row["rules"], source)
+                        waiting = []
                 elif gid in game_rules:
                     row["rules"] = game_rules[gid]
+                else:  # no row of the game has named them yet: wait for the game's next rows
+                    waiting.append((row, n, raw))
+                    waiting_game = gid
+                    continue
             yield replace(record_from_row(row, source, n), source_text=raw)
         except ValueError as exc:  # _RowError, RecordError, a cell csv cannot read
+            error = LoadError(source, n, f"line {n}: {exc}", raw_text(raw))
+            if waiting:  # in file order, after the rows held back
+                waiting.append(error)
+            else:
+                yield error
+    yield from _sheet_rows(waiting, None, source)
+
+
+def _sheet_rows(rows: list[tuple[dict[str, str], int, bytes] | LoadError], rules: str | None, source: str) -> Iterator[Item]:
+    """The records (or load errors) of rows held back while their game's rules were not known, and
+    the errors of the lines among them, in file order; ``rules``: the rules a later row of the game
+    named (``None``: none did, the cells stay blank)."""
+    for held in rows:
+        if isinstance(held, LoadError):
+            yield held
+            continue
+        row, n, raw = held
+        try:
+            if rules is not None:
+                row["rules"] = rules
+            yield replace(record_from_row(row, source, n), source_text=raw)
+        except ValueError as exc:
             yield LoadError(source, n, f"line {n}: {exc}", raw_text(raw))
 
 

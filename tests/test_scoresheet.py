@@ -326,6 +326,31 @@ def test_a_blank_rules_cell_keeps_the_rules_of_its_game():
     assert [r.rules for r in recs] == [{"preset": "standard", "target": 150}] * 2 + ["standard"]
 
 
+def test_rules_named_on_a_later_row_of_a_game_hold_for_its_earlier_blank_rows():
+    """A sheet that writes the rules on a game's second row: its first row was read as standard,
+    and the check found the game's rules mixed (found by a score-sheet audit).  Rows of another
+    game in between end the wait: their blank cells stay standard."""
+    rules = '"{""preset"": ""standard"", ""target"": 150}"'
+    row = ROW.format(hand=1, dealer="N", total=61)
+    lines = [HEADER + ",rules", row + ",",
+             ROW.format(hand=2, dealer="E", total=122) + "," + rules,
+             ROW.format(hand=3, dealer="S", total=183) + ",",
+             row.replace("sheet-1", "other") + ",",  # another game, no rules anywhere
+             row.replace("sheet-1", "third").replace(",ana,", ",,") + ",",  # fine: a blank player
+             ROW.format(hand="x", dealer="E", total=122).replace("sheet-1", "third") + ",",  # bad hand number
+             ROW.format(hand=3, dealer="S", total=183).replace("sheet-1", "third") + ",barmore"]  # fmt: skip
+    got = items("\n".join(lines) + "\n")
+    recs = [r for r in got if isinstance(r, HandRecord)]
+    target = {"preset": "standard", "target": 150}
+    assert [(r.game_id, r.hand, r.rules) for r in recs] == [
+        ("sheet-1", 1, target), ("sheet-1", 2, target), ("sheet-1", 3, target), ("other", 1, "standard"),
+        ("third", 1, "barmore"), ("third", 3, "barmore")]  # fmt: skip
+    assert [r.source_line for r in recs] == [2, 3, 4, 5, 6, 8]
+    [error] = [e for e in got if isinstance(e, LoadError)]
+    assert error.source_line == 7 and "hand" in error.message
+    assert [getattr(r, "source_line", None) for r in got] == [2, 3, 4, 5, 6, 7, 8]  # in file order
+
+
 def test_a_header_cell_that_only_folds_onto_a_name_another_cell_has_stays_as_written():
     """Folding header names made ``ns points`` beside ``NS_points``, or ``rules`` beside ``Rules``, a
     repeated column, and the whole sheet unreadable; a ``Winner`` column of team names lost its rows
