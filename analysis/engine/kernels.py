@@ -616,8 +616,10 @@ def _replay(i, nt, dealer, trick_leader, trick_len, trick_cards, trick_winner, h
                 leader0 = s
                 break
         # the 2C dealt to two seats (DEAL_INVALID): the one of them the log has leading leads in turn
-        if nt > 0 and _has(held0[np.int64(trick_leader[i, 0])], two_clubs):
-            leader0 = np.int64(trick_leader[i, 0])
+        if nt > 0:
+            led1 = np.int64(trick_leader[i, 0])
+            if 0 <= led1 < 4 and _has(held0[led1], two_clubs):
+                leader0 = led1
     to_play = leader0  # -1: nobody known (after a short trick)
     broken = False
     maybe_broken = False  # a card missing from a gap may have been a spade
