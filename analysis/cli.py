@@ -49,8 +49,8 @@ def _page_width() -> int | None:
     return 200
 
 
-out = Console(highlight=False, soft_wrap=True, width=_page_width())
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+out = Console(highlight=False, soft_wrap=True, width=_page_width(), emoji=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 PathsArg = Annotated[list[Path], typer.Argument(help="Log files or folders (read recursively).", show_default=False, metavar="LOGS")]
 DbOpt = Annotated[Optional[Path], typer.Option("--db", help="DuckDB database file (created if missing).")]

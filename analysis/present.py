@@ -277,7 +277,7 @@ class ProgressBar:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
             self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), console=Console(stderr=True), transient=True)  # fmt: skip
+                                 TimeElapsedColumn(), console=Console(stderr=True, emoji=False), transient=True)  # fmt: skip
             self._bar.start()
         return self
 
@@ -396,7 +396,7 @@ class Table:
         for r, cells in zip(self.rows, self.cells()):
             t.add_row(*[Text(c) for c in cells], style="bold" if self._marked(r) else "")
         # never Jupyter's display: rich would show the text there too, beside _repr_html_'s table
-        console = Console(width=200, record=True, file=__import__("io").StringIO(), force_jupyter=False)
+        console = Console(width=200, record=True, file=__import__("io").StringIO(), force_jupyter=False, emoji=False)
         console.print(t)
         if self.note:
             console.print(Text(self.note))

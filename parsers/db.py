@@ -887,7 +887,7 @@ class _Progress:
             MofNCompleteColumn(),
             TextColumn("files  {task.fields[hands]:,} hands  {task.fields[errors]:,} rejected  {task.fields[name]}"),
             TimeElapsedColumn(),
-            console=Console(stderr=True),
+            console=Console(stderr=True, emoji=False),
             transient=True,
         )
         self.task = self.progress.add_task("load", total=total_files, hands=0, errors=0, name="")

@@ -351,3 +351,14 @@ def test_convert_to_a_score_sheet_names_the_bids_it_cannot_hold(tmp_path):
     assert f"{src}:2: hand 2 of game {first['game_id']}: {turn[0]} bid twice; the score sheet keeps its first bid only" in r.output
     assert f"{src}:3:" not in r.output
     assert "cannot hold" not in run("convert", src, tmp_path / "out.spn").output  # SPN keeps them
+
+
+@pytest.mark.parametrize("line", [100, 1234])
+def test_a_line_number_is_printed_as_a_number_not_an_emoji(tmp_path, line):
+    """rich reads ``:100:`` and ``:1234:`` as emoji codes: "bad.jsonl:100: not valid JSON" was printed
+    as "bad.jsonl💯 not valid JSON" (found by a Dask audit)."""
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n" * (line - 1) + "{not json\n")
+    r = run("validate", bad)
+    assert r.exit_code == 2
+    assert f"{bad}:{line}: not valid JSON" in r.output

@@ -818,7 +818,7 @@ def _progress_bar(con) -> tuple[Callable[[int, int], None], Any]:
     from rich.progress import Progress
 
     total = con.execute("SELECT count(*) FROM hands").fetchone()[0]
-    bar = Progress(console=Console(stderr=True), transient=True)
+    bar = Progress(console=Console(stderr=True, emoji=False), transient=True)
     task = bar.add_task("checking hands", total=total)
     bar.start()
 

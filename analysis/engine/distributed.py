@@ -732,7 +732,7 @@ class _Bar:
             MofNCompleteColumn(),
             TextColumn("{task.fields[note]}"),
             TimeElapsedColumn(),
-            console=Console(stderr=True),
+            console=Console(stderr=True, emoji=False),
             transient=True,
         )
         self.progress.start()

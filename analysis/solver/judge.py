@@ -245,7 +245,7 @@ def analyse_db(con, *, workers: int | None = None, progress: Callable[[int, int]
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
         bar = Progress(TextColumn("judging cards"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                       console=Console(stderr=True), transient=True)
+                       console=Console(stderr=True, emoji=False), transient=True)
         task = bar.add_task("hands", total=total)
         bar.start()
         progress = lambda d, t: bar.update(task, completed=d)  # noqa: E731
