@@ -396,7 +396,7 @@ def validate(
     """
     rules_spec = _validate_rules(_parse_rules_option(rules))
     _require_paths(paths)
-    chosen = _dask_engine(dask, dask_output, engine) if dask else _engine(engine, paths=paths)
+    chosen = _dask_engine(dask, dask_output, engine) if dask is not None else _engine(engine, paths=paths)
     con = _open_db(db)
     _limit_memory(con, memory_limit, chosen)
     with _dask_errors():

@@ -230,6 +230,52 @@ def test_unreachable_scheduler_exits_2_naming_it(tmp_path, monkeypatch):
     con.close()
 
 
+def _one_log(tmp_path) -> str:
+    (tmp_path / "a.jsonl").write_bytes(b"\n".join(orjson.dumps(o) for o in _season_objs(1)) + b"\n")
+    return str(tmp_path / "a.jsonl")
+
+
+def test_something_else_listening_at_the_address_exits_2_in_time(tmp_path, monkeypatch):
+    """A port where something that is not a scheduler answers (the dashboard's, a web server) made
+    validate wait for ever: distributed's own timeout does not hold there (found by a Dask audit)."""
+    monkeypatch.setattr(D, "CONNECT_TIMEOUT", 0.5)
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    address = f"127.0.0.1:{server.getsockname()[1]}"
+    try:  # the connection is accepted by the system and never answered
+        r = _cli("validate", _one_log(tmp_path), "--dask", address, "-q")
+    finally:
+        server.close()
+    assert r.exit_code == 2
+    assert f"cannot reach the Dask scheduler at {address}: no answer in 1.75 s" in r.output
+
+
+def test_a_scheduler_without_workers_exits_2_saying_to_start_one(tmp_path, monkeypatch):
+    """The tasks waited for a worker for ever (found by a Dask audit)."""
+    import distributed
+
+    monkeypatch.setattr(D, "WORKER_WAIT", 0.5)
+    with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp", dashboard_address=":0") as cluster:
+        r = _cli("validate", _one_log(tmp_path), "--dask", cluster.scheduler_address, "-q")
+    assert r.exit_code == 2
+    assert f"the Dask scheduler at {cluster.scheduler_address} has no worker (waited 0.5 s): start one with `dask worker" in r.output
+
+
+@pytest.mark.parametrize(("address", "says"), [
+    ("", "give local, local:N"),
+    ("udp://127.0.0.1:8786", "give local, local:N"),
+    ("inproc://x", "cannot reach the Dask scheduler at inproc://x"),
+    ("tls://127.0.0.1:1", "cannot reach the Dask scheduler at tls://127.0.0.1:1: TLS expects"),
+])  # fmt: skip
+def test_an_address_that_cannot_name_a_scheduler_exits_2(tmp_path, address, says):
+    """An empty --dask ran without Dask; inproc:// failed on "not enough values to unpack"; tls://
+    without its settings raised a TypeError (exit 1, as if findings were found)."""
+    r = _cli("validate", _one_log(tmp_path), "--dask", address, "-q", "--db", str(tmp_path / "x.duckdb"))
+    assert r.exit_code == 2
+    assert says in r.output
+
+
 def test_worker_failure_exits_2_with_its_exception(tmp_path, client, monkeypatch):
     def broken(table, rules=None):
         raise RuntimeError("the core met a bad hand")

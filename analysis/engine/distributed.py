@@ -78,6 +78,10 @@ INSTALL_HINT = "pip install 'spadework[dask]'"
 """How to get Dask (the ``dask`` extra of spadework's package)."""
 CONNECT_TIMEOUT = 10.0
 """Seconds to wait for a scheduler before giving up."""
+WORKER_WAIT = 30.0
+"""Seconds to wait for a scheduler with no worker to get one before giving up."""
+SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
+"""Address schemes of a scheduler (``inproc://``: a scheduler inside this process)."""
 CHUNK_BYTES = 32 * 1024 * 1024
 """Largest byte range of a JSON Lines file read by one task (smaller when the logs are small, so
 every worker gets work)."""
@@ -709,11 +713,56 @@ def _connect(address: Any):
             cluster.close()
 
         return client, close
-    try:
-        client = distributed.Client(text, timeout=CONNECT_TIMEOUT)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise SchedulerUnreachable(text, str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+    _check_address(text)
+    client = _client(distributed, text)
+    try:  # a scheduler with no worker would take the tasks and wait for one for ever
+        client.wait_for_workers(1, timeout=WORKER_WAIT)
+    except Exception:  # TimeoutError (distributed's or asyncio's), a scheduler gone meanwhile
+        with contextlib.suppress(Exception):
+            client.close()
+        raise DaskError(
+            f"the Dask scheduler at {text} has no worker (waited {WORKER_WAIT:g} s): start one with `dask worker {text}`"
+        ) from None
     return client, client.close
+
+
+def _check_address(text: str) -> None:
+    """Raise :class:`DaskError` unless ``text`` can name a scheduler in another process."""
+    scheme = text.split("://", 1)[0] if "://" in text else "tcp"
+    if not text or scheme not in SCHEMES or not text.split("://", 1)[-1].strip(":/"):
+        raise DaskError(
+            f"--dask {text!r}: give local, local:N (N worker processes) or a scheduler's address, "
+            f"HOST:PORT or {'|'.join(SCHEMES[:-1])}://HOST:PORT (a scheduler listens on port 8786 unless told otherwise)"
+        )
+
+
+def _client(distributed, address: str):
+    """A client of the scheduler at ``address``, or :class:`SchedulerUnreachable` within about
+    :data:`CONNECT_TIMEOUT` seconds.  The connection is made in a thread of its own and given up on
+    when it does not come back in time: distributed's own timeout does not hold when something that
+    is not a scheduler answers (the dashboard's port, a web server: dask/distributed#8071)."""
+    box: dict[str, Any] = {}
+
+    def connect() -> None:
+        try:
+            box["client"] = distributed.Client(address, timeout=CONNECT_TIMEOUT)
+        except BaseException as exc:  # TLS without its settings, an unknown scheme: any error says why
+            box["error"] = exc
+
+    thread = threading.Thread(target=connect, name="spadework-dask-connect", daemon=True)
+    thread.start()
+    wait = CONNECT_TIMEOUT * 1.5 + 1
+    thread.join(wait)
+    if "client" in box:
+        return box["client"]
+    exc = box.get("error")
+    if exc is None:  # still waiting: the thread is left behind (a daemon: it ends with the process)
+        raise SchedulerUnreachable(
+            address,
+            f"no answer in {wait:g} s from a Dask scheduler (something else listens there? "
+            "the dashboard's port, usually 8787, is not the scheduler's, usually 8786)",
+        )
+    raise SchedulerUnreachable(address, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
 
 
 class _Bar:
@@ -1162,6 +1211,9 @@ def dask_engine(address: str, output: str | os.PathLike[str] | None = None) -> D
         import distributed  # noqa: F401
     except ImportError:
         raise DaskUnavailable() from None
+    text = str(address).strip()
+    if not (text == "local" or text.startswith("local:")):
+        _check_address(text)  # before anything is loaded
     return DaskEngine(address, None if output is None else os.fspath(output))
 
 
