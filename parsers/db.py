@@ -44,6 +44,7 @@ from spadework.parsers.schema import (
     NO_WINNER,
     STORED_TABLES,
     arrow_schema,
+    create_loaded_files,
     create_storage,
     pack_deal_card,
     pack_play,
@@ -355,7 +356,7 @@ def _flush(con: duckdb.DuckDBPyConnection, batch: _Batch, errors: list[LoadError
         con.unregister("_errors")
 
 
-LOADED_FILES = "loaded_files"
+LOADED_FILES = "loaded_files"  # (made by schema.create_loaded_files)
 """The table of the files loaded so far: ``source_file`` (the name their rows carry, see
 :func:`~spadework.parsers.io.display_name`) and ``path`` (the file's absolute path with links
 resolved, when it was loaded), so that a file loaded again from another working directory, or by
@@ -385,7 +386,7 @@ def file_aliases(
     real = real_paths(sources) if real is None else {s: real[s] for s in sources if s in real}
     if not real or (known is not None and known.paths.isdisjoint(real.values())):
         return {}
-    con.execute(f"CREATE TABLE IF NOT EXISTS {LOADED_FILES} (source_file VARCHAR NOT NULL, path VARCHAR NOT NULL)")
+    create_loaded_files(con)
     by_path: dict[str, str] = {}
     for s, p in real.items():
         by_path.setdefault(p, s)
@@ -409,7 +410,7 @@ class Known:
 
     @classmethod
     def read(cls, con: duckdb.DuckDBPyConnection) -> Known:
-        con.execute(f"CREATE TABLE IF NOT EXISTS {LOADED_FILES} (source_file VARCHAR NOT NULL, path VARCHAR NOT NULL)")
+        create_loaded_files(con)
         names = {
             name
             for (name,) in con.execute(
@@ -444,7 +445,11 @@ def _forget_files(
                     f"DELETE FROM {LOADED_FILES} WHERE source_file IN (SELECT source_file FROM _loaded_paths) "
                     f"OR path IN (SELECT path FROM _loaded_paths)"
                 )
-            con.execute(f"INSERT INTO {LOADED_FILES} SELECT source_file, path FROM _loaded_paths")
+            # (a row already there is not added again: ``known`` may predate another loader's insert)
+            con.execute(
+                f"INSERT INTO {LOADED_FILES} SELECT source_file, path FROM _loaded_paths p WHERE NOT EXISTS "
+                f"(SELECT 1 FROM {LOADED_FILES} l WHERE l.source_file = p.source_file AND l.path = p.path)"
+            )
         finally:
             con.unregister("_loaded_paths")
         sources += [a for a in aliases if a not in sources]

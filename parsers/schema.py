@@ -498,6 +498,16 @@ LAYOUT_TABLES: dict[str, str] = STORED_TABLES | {k: v for k, v in ALL_TABLES.ite
 """Every real table of the stored layout."""
 
 
+LOADED_FILES_COLUMNS = "source_file VARCHAR NOT NULL, path VARCHAR NOT NULL"
+"""The loader's own table of the files loaded so far (``spadework.parsers.db.LOADED_FILES``): made
+with the stored layout, so every loaded database has it, whatever its files were."""
+
+
+def create_loaded_files(con) -> None:
+    """Create the loader's ``loaded_files`` table where missing (:data:`LOADED_FILES_COLUMNS`)."""
+    con.execute(f"CREATE TABLE IF NOT EXISTS loaded_files ({LOADED_FILES_COLUMNS})")
+
+
 def create_storage(con) -> None:
     """Create the stored layout's tables and views where missing (see the module doc).
 
@@ -509,6 +519,7 @@ def create_storage(con) -> None:
         con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({columns})")
     for name, sql in STORED_VIEWS.items():
         con.execute(f"CREATE VIEW IF NOT EXISTS {name} AS {sql}")
+    create_loaded_files(con)
     create_views(con)
 
 

@@ -394,3 +394,29 @@ def test_one_path_given_alone_is_one_path(tmp_path, engine, monkeypatch):
     for given in (str(p), p, "a.jsonl"):
         s = engines.get_engine(engine).load(db.connect(), given)
         assert (s.hands, len(s.files), s.skipped) == (1, 1, [])
+
+
+def test_a_file_is_listed_once_in_loaded_files_whatever_a_loader_knew(tmp_path):
+    """The compiled loader listed a file in loaded_files, failed on it (a gzip cut off) and left it
+    to the Python loader, whose picture of the database predated that row: the file was listed
+    twice (found by a Dask audit, which lists it once).  A row already there is not added again."""
+    from spadework.parsers.db import Known, _forget_files, connect
+
+    log = tmp_path / "a.jsonl"
+    log.write_text("")
+    con = connect(None)
+    known = Known.read(con)  # taken before the other loader's insert
+    _forget_files(con, [str(log)])
+    _forget_files(con, [str(log)], known=known)
+    assert con.execute("SELECT source_file, count(*) FROM loaded_files GROUP BY ALL").fetchall() == [(str(log), 1)]
+
+
+def test_a_database_loaded_from_a_pipe_has_the_loaded_files_table(tmp_path):
+    """Made only where a loaded path was a file: a database loaded from /dev/stdin over Dask had
+    none, so SQL on it failed (found by a Dask audit).  It comes with the stored tables now."""
+    from spadework.parsers.db import connect
+    from spadework.parsers.schema import create_storage
+
+    con = connect(None)
+    create_storage(con)
+    assert con.execute("SELECT count(*) FROM loaded_files").fetchall() == [(0,)]

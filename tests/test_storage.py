@@ -94,8 +94,9 @@ def test_every_view_has_the_contract_columns():
         assert got == schema.column_types(schema.ALL_TABLES[name]), name
     kinds = dict(con.execute("SELECT table_name, table_type FROM information_schema.tables").fetchall())
     assert {t for t, k in kinds.items() if k == "VIEW"} == set(schema.STORED_VIEWS) | set(schema.VIEWS)
-    # and the state table a new database starts with (parsers.state: not checked yet)
-    assert {t for t, k in kinds.items() if k == "BASE TABLE"} == set(schema.LAYOUT_TABLES) | {"spadework_state"}
+    # and the state table a new database starts with (parsers.state: not checked yet), and the
+    # loader's list of the files loaded
+    assert {t for t, k in kinds.items() if k == "BASE TABLE"} == set(schema.LAYOUT_TABLES) | {"spadework_state", "loaded_files"}
 
 
 def test_arrow_schemas_are_the_ddl():
