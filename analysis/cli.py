@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import contextlib
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
@@ -917,11 +918,25 @@ def main() -> None:
         sys.stdout = ReaderGone(sys.stdout)  # type: ignore[assignment]
     if sys.stderr is not None and not isinstance(sys.stderr, ReaderGone):
         sys.stderr = ReaderGone(sys.stderr)  # type: ignore[assignment]  (`... 2>&1 | head`)
+    _exit_on_terminate()
     try:
         app()
     except OSError as exc:
         err.print(f"error: {_os_error_text(exc)}")
         sys.exit(EXIT_BAD_INPUT)
+
+
+def _exit_on_terminate() -> None:
+    """SIGTERM (``kill``, a cancelled CI job, ``timeout``) ends the command as an interrupt does:
+    its clean-up runs (a Dask cluster closed, temporary and spill folders removed, which the
+    default action left behind) and the exit status is 128 + 15."""
+    import signal
+
+    def terminated(signum, frame):
+        raise SystemExit(128 + signum)
+
+    with contextlib.suppress(ValueError):  # not the main thread (an embedding program): left as it is
+        signal.signal(signal.SIGTERM, terminated)
 
 
 def _os_error_text(exc: OSError) -> str:

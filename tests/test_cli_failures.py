@@ -296,3 +296,28 @@ def test_a_database_another_process_holds_is_named_as_such(tmp_path):
     folder = tmp_path / "afolder"
     folder.mkdir()
     assert "it is a folder; give --db a file name" in one_error_line(spadework("load", SAMPLE, "--db", folder))
+
+
+def test_a_terminated_command_removes_its_temporary_folders_and_exits_143(tmp_path):
+    """SIGTERM (a cancelled CI job, ``timeout``) killed the process where it stood: its temporary
+    folders (a spooled pipe, DuckDB's spill folder, a Dask run's Parquet parts) stayed behind (found
+    by a Dask audit).  It now ends as an interrupt does, its clean-up run."""
+    import signal
+    import time
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    pipe = tmp_path / "pipe.jsonl"
+    os.mkfifo(pipe)  # a log nobody writes: the command waits on it
+    proc = subprocess.Popen([sys.executable, "-m", "spadework.analysis.cli", "validate", str(pipe), "--db", str(tmp_path / "x.duckdb")],
+                            env={**os.environ, "TMPDIR": str(temp)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not any(temp.glob("spadework-*")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert any(temp.glob("spadework-*")), "the command made no temporary folder"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 143
+    finally:
+        proc.kill()
+    assert list(temp.iterdir()) == []
