@@ -867,8 +867,9 @@ def warm(
 ) -> None:
     """Compile the compiled engine now, so the next validate starts at once.
 
-    `pip install .` already does this for the installed package. Run it after an editable install
-    (`pip install -e .`), with NUMBA_CACHE_DIR pointing at a new folder, or when building an image.
+    `pip install .` already does this for the installed package (a NUMBA_CACHE_DIR pointing at a
+    new folder gets the installed package's compiled files on first use). Run it after an editable
+    install (`pip install -e .`), or when building an image from one.
     The compiled code is kept on disk by numba and reused by every later process; numba compiles
     again by itself when the code, numba, Python or the CPU changes.
     """

@@ -15,7 +15,8 @@ compile in from other modules (finding, card and option codes) are part of the k
 season, so the cache then holds each function with exactly the argument types the real work
 passes.  ``pip install .`` calls it on the build copy of the package (``setup.py``): the wheel it
 installs carries the cache made on this machine, and the first ``spadework validate`` starts
-without compiling.  ``spadework warm`` calls it for an editable install or another cache folder.
+without compiling (a ``NUMBA_CACHE_DIR`` of the user's is seeded from those files).  ``spadework
+warm`` calls it for an editable install.
 """
 
 from __future__ import annotations
