@@ -39,6 +39,7 @@ from spadework.parsers.encoding import CARD_CODES, CARD_ID
 from spadework.parsers.io import display_name, no_hands_reason, path_list, raw_text, readable_again, walk, young_collections_only
 from spadework.parsers.model import Bid, HandRecord, LoadError, SideScore, Trick
 from spadework.parsers.schema import (
+    ANALYSIS_TABLES,
     LOADED_TABLES,
     MAX_TRICKS,
     NO_WINNER,
@@ -468,6 +469,13 @@ def _forget_files(
             f"(SELECT count(*) FROM (SELECT 1 FROM load_warnings WHERE {where} LIMIT 1))"
         ).fetchall()[0][0]:
             return  # nothing of these files is loaded (the usual case for new files)
+        # the double-dummy judgements of the hands removed (``spadework analyse``) go with them: a
+        # file loaded again may hold other deals under the same game ids and hand numbers
+        have = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()").fetchall()}
+        for table in (t for t in ANALYSIS_TABLES if t in have):
+            con.execute(
+                f"DELETE FROM {table} WHERE (game_id, hand) IN (SELECT game_id, hand FROM {HAND_RECORDS} WHERE {where})"
+            ).fetchall()
         for table in (HAND_RECORDS, "load_warnings", "load_errors"):
             con.execute(f"DELETE FROM {table} WHERE {where}").fetchall()
     finally:

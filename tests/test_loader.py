@@ -420,3 +420,32 @@ def test_a_database_loaded_from_a_pipe_has_the_loaded_files_table(tmp_path):
     con = connect(None)
     create_storage(con)
     assert con.execute("SELECT count(*) FROM loaded_files").fetchall() == [(0,)]
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_a_file_loaded_again_takes_its_hands_double_dummy_judgements_with_them(tmp_path, engine):
+    """`analyse` wrote card_costs and dd_par; loading the file again with other deals under the same
+    game ids left them, and stats and the report showed the old hands' card judgements as current
+    (found by a report audit).  The judgements of the hands removed go; another file's stay."""
+    from spadework.analysis.engine.engines import get_engine
+    from spadework.parsers.schema import ANALYSIS_TABLES, create_tables
+    from conftest import ROOT
+
+    lines = (ROOT / "data" / "club_night.jsonl").read_text().splitlines()
+    first, other = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_text(lines[0] + "\n")
+    other.write_text(lines[-1] + "\n")
+    eng = get_engine(engine)
+    con = db.connect(tmp_path / "x.duckdb")
+    eng.load(con, [first, other])
+    create_tables(con, ANALYSIS_TABLES)
+    keys = con.execute("SELECT game_id, hand FROM hands ORDER BY source_line, game_id").fetchall()
+    assert len(keys) == 2 and keys[0] != keys[1]
+    for g, h in keys:
+        con.execute("INSERT INTO card_costs VALUES (?, ?, 1, 1, 'N', 'ana', 'AS', 7, 7, 0, 'AS')", [g, h])
+        con.execute("INSERT INTO dd_par VALUES (?, ?, 7, 6)", [g, h])
+    first.write_text(lines[1] + "\n")  # the file now holds another hand
+    eng.load(con, [first])
+    b_key = con.execute("SELECT game_id, hand FROM hands WHERE source_file LIKE '%b.jsonl'").fetchall()
+    for table in ("card_costs", "dd_par"):
+        assert con.execute(f"SELECT game_id, hand FROM {table}").fetchall() == b_key, table
