@@ -47,6 +47,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import html
+import itertools
 import json
 import math
 import os
@@ -134,19 +135,29 @@ def page_names(names: Iterable[Any]) -> dict[Any, str]:
     """A safe file name stem for each name (a player's or a game's): the name itself when it is plain
     (letters, digits, ``-``, ``_``; at most 60 characters; not a name Windows reserves) and no other
     name differs from it only in case; otherwise its plain characters (at most 40) and the first 8 hex
-    digits of its SHA-1, so that names like ``../x``, ``<b>`` or ``Ana``/``ana`` never collide or escape."""
+    digits of its SHA-1, so that names like ``../x``, ``<b>`` or ``Ana``/``ana`` never collide or escape.
+    Where such a stem is taken already, in any case (a player really named ``ana-72019bba`` beside
+    ``Ana`` and ``ana``), it gets 16 hex digits, then all 40, then a counter."""
     names = [n for n in dict.fromkeys(names) if n is not None]
     folded: dict[str, int] = defaultdict(int)
     for n in names:
         folded[str(n).lower()] += 1
     out: dict[Any, str] = {}
+    hashed: list[Any] = []
     for n in names:
         text = str(n)
         if _PLAIN.fullmatch(text) and text.lower() not in _RESERVED and folded[text.lower()] == 1:
             out[n] = text
         else:
-            slug = re.sub(r"[^A-Za-z0-9_-]+", "_", text).strip("_-")[:40] or "x"
-            out[n] = f"{slug}-{hashlib.sha1(text.encode('utf-8')).hexdigest()[:8]}"
+            hashed.append(n)
+    used = {stem.lower() for stem in out.values()}  # file systems that ignore case see one file
+    for n in hashed:
+        text = str(n)
+        slug = re.sub(r"[^A-Za-z0-9_-]+", "_", text).strip("_-")[:40] or "x"
+        digest = hashlib.sha1(text.encode("utf-8")).hexdigest()
+        stems = itertools.chain((f"{slug}-{digest[:k]}" for k in (8, 16, 40)), (f"{slug}-{digest}-{i}" for i in itertools.count(2)))
+        out[n] = next(stem for stem in stems if stem.lower() not in used)
+        used.add(out[n].lower())
     return out
 
 
@@ -1212,7 +1223,8 @@ def _game_page_html(gid: str, g: Mapping[str, Any], links: Links, parts: Mapping
         for h in hands.iter_rows(named=True):
             n = h["hand"]
             bad = codes.get(n, [])
-            cells = [f'<td id="row-{n}">{n}</td><td>{esc(h["dealer"])}</td>']
+            # every hand answers to #hand-N (Links.game): its replay below where it has one, else its row
+            cells = [f'<td id="{"row" if n in replayed else "hand"}-{n}">{n}</td><td>{esc(h["dealer"])}</td>']
             cells += [f"<td>{esc(_bid_cell(seat_rows.get((n, s))))}</td>" for s in "NESW"]
             cells += [f"<td class=num>{_dash((seat_rows.get((n, s)) or {}).get('taken'))}</td>" for s in "NESW"]
             for side in ("NS", "EW"):

@@ -94,6 +94,27 @@ def test_report_file_and_sections(built):
 
 def test_every_link_reaches_a_page_and_an_anchor(built):
     _, path, _, _ = built
+    assert links_reached(path) > 100
+
+
+def test_a_link_to_a_hand_without_a_replay_reaches_its_row(tmp_path):
+    """The player pages' bid tables link each hand to games/X.html#hand-N, which only hands with a
+    replay had: a clean hand's link opened the top of the game page (found by a report audit)."""
+    from conftest import ROOT
+    from spadework.analysis.engine.engines import REFERENCE
+    from spadework.parsers.db import connect
+
+    con = connect(tmp_path / "x.duckdb")
+    REFERENCE.validate(con, [ROOT / "data" / "club_night.jsonl"])
+    path = report.build_report(con, tmp_path / "report")
+    game_pages = [p for name, p in pages(path).items() if name.startswith("games/")]
+    assert any('id="hand-1"' in p for p in game_pages)
+    links_reached(path)
+
+
+def links_reached(path) -> int:
+    """Check every link of the report at ``path`` reaches a page and, where it names one, an anchor
+    of it; return how many links there are."""
     all_pages = pages(path)
     ids = {name: set(re.findall(r'id="([^"]+)"', page)) for name, page in all_pages.items()}
     checked = 0
@@ -106,7 +127,7 @@ def test_every_link_reaches_a_page_and_an_anchor(built):
             if anchor:
                 assert anchor in ids[resolved], (name, href)
             checked += 1
-    assert checked > 100
+    return checked
 
 
 def test_finding_rows_link_to_their_replay(built):
@@ -228,6 +249,16 @@ def test_page_names():
     for n in ("../x", "<b>", "con", "a" * 80, "p 1"):
         assert re.fullmatch(r"[A-Za-z0-9_-]{1,40}-[0-9a-f]{8}", names[n]), n
     assert len(set(names.values())) == len(names)
+
+
+def test_page_names_never_collide_with_a_name_that_looks_like_a_made_one():
+    """A player really named "ana-72019bba" (the stem made for "ana" beside "Ana") got the same
+    file: one page was lost and both links led to the other (found by a report audit)."""
+    made = report.page_names(["ana", "Ana"])["ana"]
+    names = report.page_names(["ana", "Ana", made])
+    assert len({v.lower() for v in names.values()}) == 3
+    assert names[made] == made  # a plain name keeps its own; the made one moves on
+    assert re.fullmatch(r"ana-[0-9a-f]{16}", names["ana"])
 
 
 def test_interval_svg():
