@@ -385,10 +385,21 @@ def rehighlight(spec: Mapping[str, Any], group: str, highlight: str | None, titl
 
 
 def spec_to_svg(spec: Mapping[str, Any]) -> str:
-    """Render a Vega-Lite spec (a dict) to an SVG string with vl-convert."""
+    """Render a Vega-Lite spec (a dict) to an SVG string with vl-convert.
+
+    Vega shortens a long label to fit (``labelLimit``) and may cut an emoji in half there, which
+    vl-convert cannot measure (``ValueError``: "unexpected end of hex escape"); such a chart is drawn
+    again with its labels whole.  Raises ``ValueError`` when that fails too."""
     import vl_convert
 
-    return vl_convert.vegalite_to_svg(dict(spec))
+    try:
+        return vl_convert.vegalite_to_svg(dict(spec))
+    except ValueError:
+        whole = {"labelLimit": 0}
+        config = dict(spec.get("config") or {})
+        for part in ("legend", "axis", "header"):
+            config[part] = {**(config.get(part) or {}), **whole}
+        return vl_convert.vegalite_to_svg(dict(spec, config=config))
 
 
 def use_offline_rendering() -> None:
@@ -402,10 +413,8 @@ def use_offline_rendering() -> None:
 
 
 def to_svg(chart) -> str:
-    """Render a chart to an SVG string with vl-convert (no browser, no network)."""
-    import vl_convert
-
-    return vl_convert.vegalite_to_svg(chart.to_dict(validate=False))
+    """Render a chart to an SVG string with vl-convert (no browser, no network); see :func:`spec_to_svg`."""
+    return spec_to_svg(chart.to_dict(validate=False))
 
 
 __all__ = [

@@ -155,3 +155,16 @@ def test_the_chosen_player_is_highlighted_in_every_chart(con):
     outline = heat["layer"][2]
     assert outline["mark"]["stroke"] == charts.HIGHLIGHT and outline["transform"] == [{"filter": "datum.highlighted"}]
     assert [r["highlighted"] for r in data_values(heat["layer"][0], heat) if r["table"] == "T2"] == [True]
+
+
+def test_a_label_that_vega_would_cut_inside_an_emoji_is_drawn_whole():
+    """Vega shortens a long legend label and cut an emoji in half; vl-convert then failed ("unexpected
+    end of hex escape") and `report --static` ended in a traceback on a legal player name (found by
+    a report audit).  The chart is drawn again with its labels whole."""
+    label = "Christopher Alexander & " + "\U0001f600" * 6
+    spec = {"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "mark": "line",
+            "data": {"values": [{"x": 1, "y": 2, "who": label}, {"x": 2, "y": 3, "who": label}]},
+            "encoding": {"x": {"field": "x", "type": "quantitative"}, "y": {"field": "y", "type": "quantitative"},
+                         "color": {"field": "who", "type": "nominal"}}}  # fmt: skip
+    svg = charts.spec_to_svg(spec)
+    assert "Christopher Alexander" in svg and "\U0001f600" * 6 in svg
