@@ -709,7 +709,11 @@ def stats(
 
             write_csv(coach.stats_frame(con, player), sys.stdout)
         elif player is None:
-            out.print(coach.rich_overview(coach.overview(con)))
+            overview = coach.overview(con)
+            if overview.is_empty():
+                out.print("No player has a checked hand yet: load and check logs first (spadework validate LOGS --db FILE).", markup=False)
+            else:
+                out.print(coach.rich_overview(overview))
         else:
             table = coach.player_table(con, player)
             out.print(coach.stats_heading(con, player), markup=False)

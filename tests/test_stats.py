@@ -207,3 +207,18 @@ def test_a_table_in_a_notebook_is_shown_once(monkeypatch):
     monkeypatch.setattr(rich.jupyter, "display", lambda *a, **k: shown.append(a))
     text = str(Table([{"player": "ana", "n": 3}], [("player", "Player", "text"), ("n", "Hands", "int")], title="t"))
     assert "ana" in text and shown == []
+
+
+def test_stats_on_a_database_with_no_checked_hand_says_so(tmp_path):
+    """It printed an empty Players table and nothing else, where standings says "No checked games"
+    (found by a report audit)."""
+    from spadework.analysis.engine.engines import REFERENCE
+    from spadework.parsers.db import connect
+
+    (tmp_path / "bad.jsonl").write_text("{not json\n")
+    con = connect(tmp_path / "x.duckdb")
+    REFERENCE.validate(con, [tmp_path / "bad.jsonl"])
+    con.close()
+    r = CliRunner().invoke(cli.app, ["stats", "--db", str(tmp_path / "x.duckdb")])
+    assert r.exit_code == 0, r.output
+    assert "No player has a checked hand yet" in r.stdout
