@@ -288,7 +288,10 @@ def analyse_db(con, *, workers: int | None = None, progress: Callable[[int, int]
         else:
             import multiprocessing as mp
 
-            ctx = mp.get_context("fork") if os.name == "posix" else mp.get_context("spawn")
+            # not "fork": this process has threads (DuckDB's, the progress bar's), and a child forked
+            # while one of them holds a lock can wait on it for ever (an audit saw analyse hang once
+            # in six runs).  The fork server is a fresh process; its children start from it.
+            ctx = mp.get_context("forkserver") if "forkserver" in mp.get_all_start_methods() else mp.get_context("spawn")
             with ctx.Pool(workers) as pool:
                 for res in pool.imap_unordered(_work, batches):
                     take(res)
