@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import duckdb
+import pytest
 from typer.testing import CliRunner
 
 from conftest import ROOT
@@ -208,3 +209,47 @@ def test_solve_an_empty_file_or_bad_bytes_is_an_error_that_says_so(tmp_path):
     assert r.exit_code == 2
     lines = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
     assert lines[0]["tricks"] == {"NS": 2, "EW": 0} and "invalid UTF-8 at byte 14" in lines[1]["error"], lines[1]
+
+
+def test_an_analyse_that_fails_part_way_leaves_the_run_before(tmp_path, monkeypatch):
+    """Rows were written batch by batch after the old ones were deleted: a run stopped part way (a
+    SIGTERM, an error) left the judgements of a tenth of the hands, which stats took for the whole
+    (found by a solver audit).  The run is one transaction: all of it or the run before."""
+    from spadework.analysis.solver import judge
+
+    db = _sample_db(tmp_path, [0, 2, 4])
+    con = duckdb.connect(str(db))
+    analyse_db(con, workers=1, batch=1)
+    before = con.execute("SELECT * FROM card_costs ORDER BY ALL").fetchall()
+    assert before
+    work, calls = judge._work, []
+
+    def failing(rows_batch):
+        calls.append(1)
+        if len(calls) == 2:
+            raise RuntimeError("stopped")
+        return work(rows_batch)
+
+    monkeypatch.setattr(judge, "_work", failing)
+    with pytest.raises(RuntimeError, match="stopped"):
+        analyse_db(con, workers=1, batch=1)
+    assert con.execute("SELECT * FROM card_costs ORDER BY ALL").fetchall() == before
+    assert con.execute("SELECT count(*) FROM dd_par").fetchone()[0] == 3
+    con.close()
+
+
+def test_a_deck_the_solver_cannot_take_is_skipped_with_its_reason(tmp_path):
+    """A custom ruleset with 17 cards playing as spades made analyse stop with a traceback (exit 1)
+    after it had emptied the tables (found by a solver audit); such hands are skipped and named."""
+    rules = {"preset": "standard", "extra_cards": ["BJ", "LJ"], "removed_cards": ["2C", "3C"],
+             "trump_order": ["BJ", "LJ", "2D", "2H", "2S", "AS", "KS", "QS", "JS", "TS", "9S", "8S", "7S", "6S", "5S", "4S", "3S"]}  # fmt: skip
+    src, db = tmp_path / "custom.jsonl", tmp_path / "custom.duckdb"
+    r = run("simulate", "--out", src, "--players", "4", "--games", "1", "--rules", json.dumps(rules), "-q")
+    assert r.exit_code == 0, r.output
+    assert run("validate", src, "--db", db, "-q").exit_code in (0, 1)
+    r = run("analyse", "--db", db, "--workers", "1", "-q")
+    assert r.exit_code == 0, r.output
+    assert "has 17 cards playing as spades; the solver takes at most 15" in r.output
+    con = duckdb.connect(str(db))
+    assert con.execute("SELECT count(*) FROM card_costs").fetchone()[0] == 0
+    con.close()

@@ -33,7 +33,7 @@ import numpy as np
 from spadework.analysis.engine.replay import PlayState, first_leader
 from spadework.analysis.engine.rules import Ruleset, get_ruleset
 from spadework.analysis.solver import kernel
-from spadework.analysis.solver.position import Position, solver_layout
+from spadework.analysis.solver.position import Position, PositionError, solver_layout
 from spadework.analysis.solver.solve import Solver, _group_top
 from spadework.parsers.encoding import CARD_ID
 from spadework.parsers.model import HandRecord
@@ -65,7 +65,8 @@ class CardCost:
 class HandJudgement:
     """The result of :func:`judge_hand`: ``par`` (NS, EW tricks from trick 1 with best play, or
     ``None`` when the hand was skipped), ``cards`` judged, ``status`` one of ``"ok"``,
-    ``"no_deal"``, ``"bad_deal"``, ``"cut_short"``, and ``reason`` (why it was skipped or cut)."""
+    ``"no_deal"``, ``"bad_deal"``, ``"unsupported"`` (a custom deck with more cards in a suit than
+    the solver takes), ``"cut_short"``, and ``reason`` (why it was skipped or cut)."""
 
     game_id: str
     hand: int
@@ -110,9 +111,12 @@ def judge_hand(record: HandRecord, ruleset: Ruleset | None = None, solver: Solve
     problem = _deal_problem(record.deal, rs)
     if problem:
         return HandJudgement(gid, h, None, status="bad_deal", reason=problem, players=record.players)
+    try:
+        lay = solver_layout(rs.deck)
+    except PositionError as exc:  # a custom deck with more cards in a suit than the solver's 16
+        return HandJudgement(gid, h, None, status="unsupported", reason=str(exc), players=record.players)
     solver = solver or Solver()
     solver.forget()  # another deal's entries only lengthen the scans (see Solver.forget)
-    lay = solver_layout(rs.deck)
     leader = first_leader(record.dealer, rs, record.deal)
     state = PlayState.start(record.deal, leader, rs)
     tt_keys, tt_vals, hist, mv, sc, stats = solver._tables
@@ -231,6 +235,9 @@ def analyse_db(con, *, workers: int | None = None, progress: Callable[[int, int]
 
     t0 = time.perf_counter()
     create_tables(con, ANALYSIS_TABLES)
+    # one transaction: an interrupted or failed run (Ctrl-C, SIGTERM, an error) leaves the tables of
+    # the run before, not a part of this one that stats and the report would take for the whole
+    con.execute("BEGIN TRANSACTION")
     con.execute("DELETE FROM card_costs")
     con.execute("DELETE FROM dd_par")
     total = con.execute("SELECT count(*) FROM hands").fetchone()[0]
@@ -258,7 +265,7 @@ def analyse_db(con, *, workers: int | None = None, progress: Callable[[int, int]
         for j in results:
             summary.hands += 1
             done += 1
-            if j.status in ("no_deal", "bad_deal"):
+            if j.status in ("no_deal", "bad_deal", "unsupported"):
                 summary.skipped[j.status] = summary.skipped.get(j.status, 0) + 1
                 if len(summary.examples) < 5:
                     summary.examples.append(f"{j.game_id} hand {j.hand}: {j.reason}")
@@ -281,6 +288,7 @@ def analyse_db(con, *, workers: int | None = None, progress: Callable[[int, int]
         if progress:
             progress(done, total)
 
+    committed = False
     try:
         if workers <= 1:
             for b in batches:
@@ -295,7 +303,11 @@ def analyse_db(con, *, workers: int | None = None, progress: Callable[[int, int]
             with ctx.Pool(workers) as pool:
                 for res in pool.imap_unordered(_work, batches):
                     take(res)
+        con.execute("COMMIT")
+        committed = True
     finally:
+        if not committed:
+            con.execute("ROLLBACK")
         if bar is not None:
             bar.stop()
     summary.seconds = time.perf_counter() - t0
