@@ -757,6 +757,13 @@ def judge_bids(
         return
     out.print(f"  tricks: {result.tricks.describe()}")
     out.print(f"  nil:    {result.nil.describe()}")
+    out.print(
+        "Per seat in the hand_values table: expected_tricks = what an average player of this database takes "
+        "with such a hand (0..13); bid_error = bid - expected_tricks (above 0: an overbid); nil_chance = the "
+        "chance a nil on it is made (a nil bid under 0.5 is unsound). stats --player and the report use them; "
+        "docs/COACHING.md explains the models.",
+        markup=False,
+    )
 
 
 # --- double-dummy solver (issue 14; spadework.analysis.solver) ---------------------------------------

@@ -33,8 +33,10 @@ Issue 14 item 3.  Three steps, each a public function:
    numeric bid and played the hand out; nil bidders are left out: they try to take nothing), with a
    ridge prior pulling the coefficients towards the count's own weights (b0 = 0, b1..b4 = 1) as
    strongly as :data:`PRIOR_HANDS` hands would, so a small database gets the count itself and a big
-   one its own fit.  ``expected_tricks`` is the fitted value: the tricks an average player of this
-   database takes with such a hand.  ``bid_error = bid - expected_tricks`` (above 0: the bid asked
+   one its own fit.  ``expected_tricks`` is the fitted value, kept within 0..13: the tricks an
+   average player of this database takes with such a hand.  Being a straight line, it under-values
+   hands far from the usual ones (13 trumps: about 10 on a club's season, not 13), so read a large
+   ``bid_error`` on a freak hand with the hand beside it.  ``bid_error = bid - expected_tricks`` (above 0: the bid asked
    for more than the hand is worth; null for nil and blind bids, which are not a judgement of the hand).
 
 3. **The nil model** (:func:`fit_nil`): ``P(nil made) = 1 / (1 + exp(-(a0 + a1 side_hcp + a2 trump_hcp
@@ -272,8 +274,13 @@ class TrickFit:
     prior_hands: float = PRIOR_HANDS
 
     def predict(self, x: np.ndarray) -> np.ndarray:
-        """Expected tricks for an ``(m, 4)`` array of :data:`TRICK_FEATURES`."""
+        """The fitted line for an ``(m, 4)`` array of :data:`TRICK_FEATURES` (tricks, unbounded)."""
         return self.intercept + x @ np.array([self.coef[f] for f in TRICK_FEATURES])
+
+    def expected(self, x: np.ndarray) -> np.ndarray:
+        """Expected tricks for an ``(m, 4)`` array of :data:`TRICK_FEATURES`: :meth:`predict` kept
+        within 0..13 (a straight line leaves it for hands far from the database's usual ones)."""
+        return np.clip(self.predict(x), 0.0, 13.0)
 
     def describe(self) -> str:
         """One line: the formula with its coefficients and the fit's numbers."""
@@ -556,7 +563,7 @@ def compute(con, prior_hands: float = PRIOR_HANDS) -> Judgement:
     nil = fit_nil(nils.select(NIL_FEATURES).to_numpy(), (nils["taken"] == 0).to_numpy())
     if len(df):
         df = df.with_columns(
-            expected_tricks=pl.Series(tricks.predict(df.select(TRICK_FEATURES).to_numpy())),
+            expected_tricks=pl.Series(tricks.expected(df.select(TRICK_FEATURES).to_numpy())),
             nil_chance=pl.Series(nil.predict(df.select(NIL_FEATURES).to_numpy())),
         )
     else:

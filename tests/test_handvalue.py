@@ -319,3 +319,15 @@ def test_cards_given_as_one_string_or_twice_are_an_error():
         hand_features("AS KS QS")
     with pytest.raises(ValueError, match="AS is given twice"):
         hand_features(["AS"] * 13)
+
+
+def test_expected_tricks_stay_within_0_and_13():
+    """The fitted line gave 13.18 expected tricks for a hand of 13 spades and -0.07 for an empty
+    count (found by a solver audit): a seat takes 0..13 tricks."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 5, size=(400, 4)).astype(float)
+    fit = hv.fit_tricks(x, x.sum(axis=1) * 0.9 + 1.0, prior_hands=1.0)
+    freak = np.array([[0.0, 8.0, 13.0, 0.0], [0.0, 0.0, 0.0, 0.0]])
+    assert fit.predict(freak)[0] > 13 or fit.predict(freak)[1] < 0  # the line itself leaves the range
+    assert list(fit.expected(freak)) == [min(13.0, fit.predict(freak)[0]), max(0.0, fit.predict(freak)[1])]
+    assert all(0.0 <= v <= 13.0 for v in fit.expected(freak))
