@@ -235,11 +235,6 @@ def analyse_db(con, *, workers: int | None = None, progress: Callable[[int, int]
 
     t0 = time.perf_counter()
     create_tables(con, ANALYSIS_TABLES)
-    # one transaction: an interrupted or failed run (Ctrl-C, SIGTERM, an error) leaves the tables of
-    # the run before, not a part of this one that stats and the report would take for the whole
-    con.execute("BEGIN TRANSACTION")
-    con.execute("DELETE FROM card_costs")
-    con.execute("DELETE FROM dd_par")
     total = con.execute("SELECT count(*) FROM hands").fetchone()[0]
     columns, parts = record_rows(con)
     batches = _batches(columns, parts, batch)
@@ -288,8 +283,13 @@ def analyse_db(con, *, workers: int | None = None, progress: Callable[[int, int]
         if progress:
             progress(done, total)
 
+    # one transaction: an interrupted or failed run (Ctrl-C, SIGTERM, an error) leaves the tables of
+    # the run before, not a part of this one that stats and the report would take for the whole
+    con.execute("BEGIN TRANSACTION")
     committed = False
     try:
+        con.execute("DELETE FROM card_costs")
+        con.execute("DELETE FROM dd_par")
         if workers <= 1:
             for b in batches:
                 take(_work(b))
