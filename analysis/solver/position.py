@@ -49,10 +49,10 @@ def solver_layout(deck: Deck) -> Layout:
     for s in range(4):
         ids = [i for i in range(N_CARDS) if arrays.suit[i] == s]
         ids.sort(key=lambda i: int(arrays.power[i]))
-        if len(ids) > 16 or (s == SPADE_ID and len(ids) > 15):
+        if len(ids) > 16 or (s == 3 and len(ids) > 15):  # (the last group of 16 bits keeps one free)
             raise PositionError(
                 f"the ruleset's deck ({deck.name}) has {len(ids)} cards playing as {'spades' if s == SPADE_ID else 'one suit'}; "
-                f"the solver takes at most {15 if s == SPADE_ID else 16}"
+                f"the solver takes at most {15 if s == 3 else 16}"
             )
         for rank, i in enumerate(ids):
             b = 16 * s + rank
