@@ -12,13 +12,14 @@ documented in ``spadework --help`` and are the same for every command:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
-import contextlib
+from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
@@ -467,28 +468,27 @@ def convert(
     except (ValueError, FileNotFoundError) as exc:
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
-    for e in errors[:50]:
-        err.print(f"  {e}", markup=False)
-    if len(errors) > 50:
-        err.print(f"  ... and {len(errors) - 50} more")
+    _print_some(errors, 50)
     if warnings:
         err.print(f"{_n(len(warnings), 'warning')} from reading {source} (`load` keeps them in load_warnings):", markup=False)
-        for w in warnings[:20]:
-            err.print(f"  {w}", markup=False)
-        if len(warnings) > 20:
-            err.print(f"  ... and {len(warnings) - 20} more")
+        _print_some(warnings, 20)
     if losses:
         err.print(f"{_n(len(losses), 'note')} on what the score sheet cannot hold (left out of it):", markup=False)
-        for w in losses[:20]:
-            err.print(f"  {w}", markup=False)
-        if len(losses) > 20:
-            err.print(f"  ... and {len(losses) - 20} more")
+        _print_some(losses, 20)
     # to standard output, the summary goes to standard error, after the log
     (err if str(target) == "-" else out).print(
         f"Wrote {_n(written, 'hand')} to {'standard output' if str(target) == '-' else target}; "
         f"{_n(len(errors), 'record')} could not be read"
     )
     raise typer.Exit(EXIT_BAD_INPUT if errors else EXIT_OK)
+
+
+def _print_some(lines: Sequence[Any], limit: int) -> None:
+    """The first ``limit`` of ``lines`` on standard error, indented, and how many more there are."""
+    for line in lines[:limit]:
+        err.print(f"  {line}", markup=False)
+    if len(lines) > limit:
+        err.print(f"  ... and {len(lines) - limit} more")
 
 
 @app.command()
