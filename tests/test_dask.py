@@ -257,9 +257,12 @@ def test_a_scheduler_without_workers_exits_2_saying_to_start_one(tmp_path, monke
 
     monkeypatch.setattr(D, "WORKER_WAIT", 0.5)
     with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp", dashboard_address=":0") as cluster:
-        r = _cli("validate", _one_log(tmp_path), "--dask", cluster.scheduler_address, "-q")
+        r = _cli("validate", _one_log(tmp_path), "--dask", cluster.scheduler_address, "-q", "--db", str(tmp_path / "x.duckdb"))
     assert r.exit_code == 2
     assert f"the Dask scheduler at {cluster.scheduler_address} has no worker (waited 0.5 s): start one with `dask worker" in r.output
+    con = connect(tmp_path / "x.duckdb", read_only=True)
+    assert con.execute("SELECT count(*) FROM hands").fetchone()[0] == 0  # nothing written
+    con.close()
 
 
 @pytest.mark.parametrize(("address", "says"), [

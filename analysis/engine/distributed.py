@@ -78,8 +78,9 @@ INSTALL_HINT = "pip install 'spadework[dask]'"
 """How to get Dask (the ``dask`` extra of spadework's package)."""
 CONNECT_TIMEOUT = 10.0
 """Seconds to wait for a scheduler before giving up."""
-WORKER_WAIT = 30.0
-"""Seconds to wait for a scheduler with no worker to get one before giving up."""
+WORKER_WAIT = 120.0
+"""Seconds a step's tasks may wait on a scheduler with no worker before giving up (an adaptive
+cluster starts its workers once tasks are waiting: they have this long to come)."""
 SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
 """Address schemes of a scheduler (``inproc://``: a scheduler inside this process)."""
 CHUNK_BYTES = 32 * 1024 * 1024
@@ -715,19 +716,12 @@ def _connect(address: Any):
         return client, close
     _check_address(text)
     client = _client(distributed, text)
-    try:  # a scheduler with no worker would take the tasks and wait for one for ever
-        client.wait_for_workers(1, timeout=WORKER_WAIT)
-    except Exception:  # TimeoutError (distributed's or asyncio's), a scheduler gone meanwhile
-        with contextlib.suppress(Exception):
-            client.close()
-        raise DaskError(
-            f"the Dask scheduler at {text} has no worker (waited {WORKER_WAIT:g} s): start one with `dask worker {text}`"
-        ) from None
     return client, client.close
 
 
 def _check_address(text: str) -> None:
-    """Raise :class:`DaskError` unless ``text`` can name a scheduler in another process."""
+    """Raise :class:`DaskError` unless ``text`` can name a scheduler (``HOST:PORT`` or
+    ``SCHEME://HOST:PORT`` with a scheme of :data:`SCHEMES`)."""
     scheme = text.split("://", 1)[0] if "://" in text else "tcp"
     if not text or scheme not in SCHEMES or not text.split("://", 1)[-1].strip(":/"):
         raise DaskError(
@@ -805,14 +799,14 @@ def _gather(client, futures: list, step: str, bar: _Bar, name: str, note=None, h
     finish (at most :data:`FAILURE_WAIT` seconds; a running task cannot be stopped, and the working
     folder is removed afterwards) and :class:`WorkerFailed` is raised; on an interrupt they are
     cancelled."""
-    from distributed import as_completed, wait
+    from distributed import wait
 
     from spadework.analysis.engine.rules import RulesError
 
     task = bar.step(name, len(futures))
     results: dict[Any, Any] = {}
     try:
-        for fut in as_completed(futures):
+        for fut in _completed(client, futures):
             try:
                 results[fut.key] = fut.result()
             except Exception as exc:  # the worker's exception, re-raised here by distributed
@@ -826,6 +820,33 @@ def _gather(client, futures: list, step: str, bar: _Bar, name: str, note=None, h
         client.cancel(futures)
         raise
     return [results[f.key] for f in futures]
+
+
+def _completed(client, futures: list):
+    """``futures`` as they finish.  Raises :class:`DaskError` when they have waited
+    :data:`WORKER_WAIT` seconds on a scheduler with no worker (they would wait for ever)."""
+    from distributed import wait
+
+    pending = list(futures)
+    idle = 0.0
+    poll = min(2.0, WORKER_WAIT)
+    while pending:
+        try:
+            done, not_done = wait(pending, timeout=poll, return_when="FIRST_COMPLETED")
+        except TimeoutError:  # distributed's TimeoutError is the builtin one
+            try:
+                workers = client.scheduler_info().get("workers") or {}
+            except Exception:  # the scheduler gone: the next wait says so
+                workers = {"?": None}
+            idle = idle + poll if not workers else 0.0
+            if idle >= WORKER_WAIT:
+                raise DaskError(
+                    f"the Dask scheduler at {client.scheduler.address} has no worker (waited {WORKER_WAIT:g} s): "
+                    f"start one with `dask worker {client.scheduler.address}`"
+                ) from None
+            continue
+        yield from (f for f in pending if f in done)
+        pending = [f for f in pending if f in not_done]
 
 
 def _log_files(paths: list, fmt: str | None, summary: LoadSummary) -> list[tuple[str, str, str | None, str, int]]:
