@@ -90,10 +90,11 @@ def convert_file(
             if isinstance(item, LoadError):
                 errors.append(item)
             else:
+                place = (item.source_file or os.fspath(source), item.source_line or 0)
                 if warnings is not None and item.warnings:
-                    warnings.extend(located(item.source_file or os.fspath(source), item.source_line or 0, w) for w in item.warnings)
+                    warnings.extend(located(*place, w) for w in item.warnings)
                 if losses is not None and fmt == "csv":
-                    losses.extend(located(item.source_file or os.fspath(source), item.source_line or 0, w) for w in score_sheet_losses(item))
+                    losses.extend(located(*place, w) for w in score_sheet_losses(item))
                 yield _for_score_sheet(item) if fmt == "csv" else item
 
     if to_stdout:  # standard output (``--to`` says the format); left open for the caller

@@ -49,6 +49,7 @@ from spadework.parsers.schema import (
     create_storage,
     pack_deal_card,
     pack_play,
+    table_names,
     pack_trick,
     storage_layout,
 )
@@ -471,7 +472,7 @@ def _forget_files(
             return  # nothing of these files is loaded (the usual case for new files)
         # the double-dummy judgements of the hands removed (``spadework analyse``) go with them: a
         # file loaded again may hold other deals under the same game ids and hand numbers
-        have = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()").fetchall()}
+        have = table_names(con)
         for table in (t for t in ANALYSIS_TABLES if t in have):
             con.execute(
                 f"DELETE FROM {table} WHERE (game_id, hand) IN (SELECT game_id, hand FROM {HAND_RECORDS} WHERE {where})"

@@ -323,6 +323,11 @@ def create_views(con, temp: bool = False) -> None:
         con.execute(f"CREATE OR REPLACE {'TEMP ' if temp else ''}VIEW {name} AS {sql}")
 
 
+def table_names(con) -> set[str]:
+    """The names of the tables of ``con``'s own database (temporary ones left out)."""
+    return {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()").fetchall()}
+
+
 def create_tables(con, tables: dict[str, str] | None = None) -> None:
     """Create every contract table that does not exist yet as a plain table (the *plain* layout), then
     the :data:`VIEWS` once every table they read exists.
@@ -333,8 +338,7 @@ def create_tables(con, tables: dict[str, str] | None = None) -> None:
     """
     for name, columns in (tables or ALL_TABLES).items():
         con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({columns})")
-    have = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()").fetchall()}
-    if set(ALL_TABLES) <= have:
+    if set(ALL_TABLES) <= table_names(con):
         create_views(con)
 
 

@@ -695,7 +695,7 @@ def _connect(address: Any):
     if isinstance(address, distributed.Client):
         return address, lambda: None
     text = str(address).strip()
-    if text == "local" or text.startswith("local:"):
+    if _is_local(text):
         n = os.cpu_count() or 1
         if ":" in text:
             try:
@@ -717,6 +717,11 @@ def _connect(address: Any):
     _check_address(text)
     client = _client(distributed, text)
     return client, client.close
+
+
+def _is_local(text: str) -> bool:
+    """``local`` or ``local:N``: a LocalCluster started here."""
+    return text == "local" or text.startswith("local:")
 
 
 def _check_address(text: str) -> None:
@@ -1233,7 +1238,7 @@ def dask_engine(address: str, output: str | os.PathLike[str] | None = None) -> D
     except ImportError:
         raise DaskUnavailable() from None
     text = str(address).strip()
-    if not (text == "local" or text.startswith("local:")):
+    if not _is_local(text):
         _check_address(text)  # before anything is loaded
     return DaskEngine(address, None if output is None else os.fspath(output))
 

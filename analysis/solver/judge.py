@@ -230,6 +230,7 @@ def analyse_db(con, *, workers: int | None = None, progress: Callable[[int, int]
     """
     import time
 
+    from spadework.analysis.engine.storage import in_transaction
     from spadework.parsers.db import record_rows
     from spadework.parsers.schema import ANALYSIS_TABLES, create_tables
 
@@ -283,31 +284,28 @@ def analyse_db(con, *, workers: int | None = None, progress: Callable[[int, int]
         if progress:
             progress(done, total)
 
-    # one transaction: an interrupted or failed run (Ctrl-C, SIGTERM, an error) leaves the tables of
-    # the run before, not a part of this one that stats and the report would take for the whole
-    con.execute("BEGIN TRANSACTION")
-    committed = False
-    try:
+    def run() -> None:
         con.execute("DELETE FROM card_costs")
         con.execute("DELETE FROM dd_par")
         if workers <= 1:
             for b in batches:
                 take(_work(b))
-        else:
-            import multiprocessing as mp
+            return
+        import multiprocessing as mp
 
-            # not "fork": this process has threads (DuckDB's, the progress bar's), and a child forked
-            # while one of them holds a lock can wait on it for ever (an audit saw analyse hang once
-            # in six runs).  The fork server is a fresh process; its children start from it.
-            ctx = mp.get_context("forkserver") if "forkserver" in mp.get_all_start_methods() else mp.get_context("spawn")
-            with ctx.Pool(workers) as pool:
-                for res in pool.imap_unordered(_work, batches):
-                    take(res)
-        con.execute("COMMIT")
-        committed = True
+        # not "fork": this process has threads (DuckDB's, the progress bar's), and a child forked
+        # while one of them holds a lock can wait on it for ever (an audit saw analyse hang once in
+        # six runs).  The fork server is a fresh process; its children start from it.
+        ctx = mp.get_context("forkserver") if "forkserver" in mp.get_all_start_methods() else mp.get_context("spawn")
+        with ctx.Pool(workers) as pool:
+            for res in pool.imap_unordered(_work, batches):
+                take(res)
+
+    try:
+        # one transaction: an interrupted or failed run (Ctrl-C, SIGTERM, an error) leaves the tables
+        # of the run before, not a part of this one that stats and the report would take for the whole
+        in_transaction(con, run)
     finally:
-        if not committed:
-            con.execute("ROLLBACK")
         if bar is not None:
             bar.stop()
     summary.seconds = time.perf_counter() - t0
