@@ -845,7 +845,8 @@ def analyse(
     """Judge every card double-dummy and every bid: fills card_costs (each card's cost in tricks), dd_par
     (tricks from trick 1) and, on a checked database, hand_values and hand_value_fit (as `judge-bids`).
 
-    Hands without a full deal are skipped, and hands with an illegal play are judged up to it; both are counted.
+    Hands without a full deal are skipped (a hand recording no deal but all 13 tricks is judged on the cards
+    each seat played), and hands with an illegal play are judged up to it; both are counted.
     """
     from spadework.analysis.handvalue import judge_bids as judge
     from spadework.analysis.solver.judge import analyse_db

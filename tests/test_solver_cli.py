@@ -78,12 +78,12 @@ def test_solve_deal_typed_by_hand():
     assert run("solve").exit_code == 2
 
 
-def _sample_db(tmp_path: Path, which: list[int]) -> Path:
+def _sample_db(tmp_path: Path, which: list[int], name: str = "few", drop: tuple[str, ...] = ()) -> Path:
     every = (ROOT / "data" / "sample" / "season.jsonl").read_text().splitlines()
-    lines = [every[i] for i in which]
-    src = tmp_path / "few.jsonl"
+    lines = [json.dumps({k: v for k, v in json.loads(every[i]).items() if k not in drop}) for i in which]
+    src = tmp_path / f"{name}.jsonl"
     src.write_text("\n".join(lines) + "\n")
-    db = tmp_path / "few.duckdb"
+    db = tmp_path / f"{name}.duckdb"
     r = run("load", src, "--db", db, "-q")
     assert r.exit_code == 0, r.output
     return db
@@ -129,6 +129,32 @@ def test_analyse_fills_card_costs_and_dd_par(tmp_path):
     assert c.tricks_best == side and c.tricks_played == sol.cards[c.card]
     assert set(c.best_cards) == {k for k, v in sol.cards.items() if v == side}
     con.close()
+
+
+def test_a_hand_with_no_recorded_deal_is_judged_on_the_cards_each_seat_played(tmp_path):
+    """FORMATS.md section 1: with no deal and a complete play, the deal is what each seat played, so
+    the cards cost what they cost with the deal recorded; a hand cut short has no deal to judge."""
+    query = "SELECT hand, trick, play_order, seat, card, tricks_best, tricks_played, cost, best_cards FROM card_costs ORDER BY ALL"
+    got = {}
+    for name, drop in (("dealt", ()), ("played", ("deal",))):
+        con = duckdb.connect(str(_sample_db(tmp_path, [0, 2, 4], name, drop)))
+        summary = analyse_db(con, workers=1)
+        assert (summary.judged, summary.cut_short, summary.skipped) == (2, 1, {}), name
+        # best_cards lists the cards in the order the seat holds them: compared as sets
+        rows = [r[:-1] + (sorted(r[-1].split()),) for r in con.execute(query).fetchall()]
+        got[name] = (rows, con.execute("SELECT * FROM dd_par ORDER BY ALL").fetchall())
+        con.close()
+    assert len(got["played"][0]) == 29 + 52 + 52
+    assert got["played"] == got["dealt"]
+    every = (ROOT / "data" / "sample" / "season.jsonl").read_text().splitlines()
+    cut = json.loads(every[2])
+    del cut["deal"]
+    cut["tricks"] = cut["tricks"][:12]
+    (tmp_path / "cut.jsonl").write_text(json.dumps(cut) + "\n")
+    assert run("load", tmp_path / "cut.jsonl", "--db", tmp_path / "cut.duckdb", "-q").exit_code == 0
+    r = run("analyse", "--db", tmp_path / "cut.duckdb", "--workers", "1", "-q")
+    assert "0 in full, 0 up to an illegal play or gap, 1 skipped (no_deal 1)" in r.output, r.output
+    assert "no recorded deal and no complete play" in r.output
 
 
 def test_analyse_command_counts_skipped_hands(tmp_path):

@@ -9,8 +9,9 @@ played, from that position to the end of the hand, the current trick included.
 
 What is judged (documented in docs/DOUBLE_DUMMY.md):
 
-- a hand needs a recorded deal of 13 cards per seat, every card of the ruleset's deck once;
-  otherwise it is skipped (``no_deal`` / ``bad_deal``);
+- a hand needs a deal of 13 cards per seat, every card of the ruleset's deck once: the recorded
+  one, or, where none is recorded and the play is complete, what each seat played (FORMATS.md
+  section 1); otherwise it is skipped (``no_deal`` / ``bad_deal``);
 - its cards are judged in play order until the first card the rules make impossible to judge:
   a card not held, a renege, an illegal lead, a lead out of turn, or a gap (a trick of fewer
   than 4 cards); the cards after it are not judged and the hand counts as ``cut_short``
@@ -106,9 +107,12 @@ def judge_hand(record: HandRecord, ruleset: Ruleset | None = None, solver: Solve
     """
     rs = ruleset or get_ruleset(record.rules)
     gid, h = record.game_id, record.hand
-    if record.deal is None:
-        return HandJudgement(gid, h, None, status="no_deal", reason="no recorded deal", players=record.players)
-    problem = _deal_problem(record.deal, rs)
+    deal = record.effective_deal()
+    if deal is None:
+        return HandJudgement(
+            gid, h, None, status="no_deal", reason="no recorded deal and no complete play", players=record.players
+        )
+    problem = _deal_problem(deal, rs)
     if problem:
         return HandJudgement(gid, h, None, status="bad_deal", reason=problem, players=record.players)
     try:
@@ -117,8 +121,8 @@ def judge_hand(record: HandRecord, ruleset: Ruleset | None = None, solver: Solve
         return HandJudgement(gid, h, None, status="unsupported", reason=str(exc), players=record.players)
     solver = solver or Solver()
     solver.forget()  # another deal's entries only lengthen the scans (see Solver.forget)
-    leader = first_leader(record.dealer, rs, record.deal)
-    state = PlayState.start(record.deal, leader, rs)
+    leader = first_leader(record.dealer, rs, deal)
+    state = PlayState.start(deal, leader, rs)
     tt_keys, tt_vals, hist, mv, sc, stats = solver._tables
     out_cards = np.zeros(kernel.MAX_MOVES, dtype=np.int64)
     out_best = np.zeros(kernel.MAX_MOVES, dtype=np.int64)
@@ -175,7 +179,7 @@ def judge_hand(record: HandRecord, ruleset: Ruleset | None = None, solver: Solve
             break
     if par is None:
         # a hand with no play: solve the deal from trick 1 anyway
-        pos = Position(tuple(tuple(c) for c in record.deal), leader, (), 1, False, rs)
+        pos = Position(tuple(tuple(c) for c in deal), leader, (), 1, False, rs)
         sol = solver.solve(pos, cards=False)
         par = (sol.ns, sol.ew)
     return HandJudgement(gid, h, par, tuple(judged), status, reason, record.players)
