@@ -62,6 +62,7 @@ import polars as pl
 
 from spadework.analysis import charts, coach, metrics
 from spadework.analysis import standings as standings_mod
+from spadework.analysis.engine.findings import close_bidi
 from spadework.parsers.cards import JOKERS, Deck
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -91,8 +92,9 @@ SMALL_MULTIPLES = ("bid_bias", "exact_bid", "set_rate", "bags_per_hand", "nil_ra
 
 
 def esc(value: Any) -> str:
-    """HTML-escape any value (``None`` -> empty string)."""
-    return "" if value is None else html.escape(str(value), quote=True)
+    """HTML-escape any value (``None`` -> empty string), with the directional controls it leaves open
+    closed (a name's unclosed right-to-left override turned round the rest of its row)."""
+    return "" if value is None else html.escape(close_bidi(str(value)), quote=True)
 
 
 def _dash(value: Any) -> str:

@@ -420,3 +420,35 @@ def test_check_db_raise_policy_leaves_the_tables_as_they_were():
     assert con.execute("SELECT count(*) FROM violations").fetchone()[0] == before
     with pytest.raises(RulesError):
         check_db(con, rules="pinochle")
+
+
+RLO, LRE, PDF, RLI, PDI = "\u202e", "\u202a", "\u202c", "\u2067", "\u2069"
+
+
+@pytest.mark.parametrize(
+    "name, shown",
+    [
+        ("ana", "ana"),  # nothing to close
+        (f"ana{RLO}", f"ana{RLO}{PDF}"),  # an override left open: closed at the name's end
+        (f"{RLO}ana{PDF}", f"{RLO}ana{PDF}"),  # closed by the name itself: unchanged
+        (f"{RLI}{RLO}x", f"{RLI}{RLO}x{PDF}{PDI}"),  # closed innermost first
+        (f"{RLI}{RLO}x{PDI}", f"{RLI}{RLO}x{PDI}"),  # a PDI closes what was opened inside its isolate
+        (f"{LRE}a{PDF}{PDF}{RLO}", f"{LRE}a{PDF}{PDF}{RLO}{PDF}"),  # a stray PDF closes nothing
+        (f"{RLO}a\nb", f"{RLO}a\nb"),  # a new paragraph closes everything
+        ("דני", "דני"),  # right-to-left letters are not controls
+    ],
+)
+def test_a_name_never_leaves_a_directional_control_open(name, shown):
+    assert F.close_bidi(name) == shown
+
+
+def test_a_finding_names_a_player_whose_name_holds_an_open_override_without_turning_the_message_round():
+    """An unclosed U+202E in a name turned round the rest of the finding's message when shown."""
+    rec, _ = simulate_hand(random.Random(4), STANDARD, fault="renege")
+    renege = next(f for f in check_game([rec]).findings if f.code == "RENEGE")
+    players = list(rec.players)  # in seat order N E S W
+    players[int(renege.seat)] = f"ed{RLO}"
+    rec = replace(rec, players=tuple(players))
+    named = [f for f in check_game([rec]).findings if f.code == "RENEGE"]
+    assert [f.player for f in named] == [f"ed{RLO}"]
+    assert f"{renege.seat} (ed{RLO}{PDF}) reneged" in named[0].message, named[0].message

@@ -314,3 +314,9 @@ def test_a_report_written_over_an_earlier_one_keeps_none_of_its_pages(tmp_path):
     report.build_report(con, out)
     assert list((out / "players").glob("*.html")) == [] and list((out / "games").glob("*.html")) == []
     assert (out / "notes.txt").read_text(encoding="utf-8") == "mine"  # only the report's own pages go
+
+
+def test_escaped_text_leaves_no_directional_override_open():
+    """A name's unclosed right-to-left override (U+202E) turned round the rest of its table row."""
+    assert report.esc("<b>\u202e") == "&lt;b&gt;\u202e\u202c"
+    assert report.esc("ana") == "ana" and report.esc(None) == ""

@@ -198,9 +198,41 @@ class FindingList(list):
             self.append(f)
 
 
+_BIDI_OPEN = {"\u202a": "\u202c", "\u202b": "\u202c", "\u202d": "\u202c", "\u202e": "\u202c",
+              "\u2066": "\u2069", "\u2067": "\u2069", "\u2068": "\u2069"}
+"""Unicode's directional embeddings and overrides (closed by PDF, U+202C) and isolates (closed by PDI,
+U+2069)."""
+
+
+def close_bidi(text: str) -> str:
+    """``text`` with every directional embedding, override or isolate it leaves open closed at its end.
+
+    A player name holding an unclosed right-to-left override (U+202E) would otherwise turn round
+    every character after it on the same line: the rest of a finding's message, the other cells of
+    a report's row.  Text with nothing left open comes back unchanged (the characters it has are
+    kept; only closers are added).
+    """
+    if not any(c in _BIDI_OPEN for c in text):
+        return text
+    open_: list[str] = []
+    for c in text:
+        if c in _BIDI_OPEN:
+            open_.append(_BIDI_OPEN[c])
+        elif c == "\u2069":  # PDI closes its isolate and whatever was opened inside it
+            while open_:
+                if open_.pop() == "\u2069":
+                    break
+        elif c == "\u202c" and open_ and open_[-1] == "\u202c":
+            open_.pop()
+        elif c in "\n\r\u2029":  # a new paragraph closes everything
+            open_.clear()
+    return text + "".join(reversed(open_))
+
+
 def seat_ref(seat: Seat | str, player: str | None = None) -> str:
-    """How a message names a seat: ``E (ed)`` where the log names the player, else ``E``."""
-    return f"{seat} ({player})" if player else str(seat)
+    """How a message names a seat: ``E (ed)`` where the log names the player, else ``E``
+    (the name with its directional controls closed: :func:`close_bidi`)."""
+    return f"{seat} ({close_bidi(player)})" if player else str(seat)
 
 
 def name_seat(message: str, seat: Seat | str, player: str | None) -> str:
@@ -256,6 +288,7 @@ __all__ = [
     "SPADE_LED_FIRST_TRICK",
     "TRICKS_TAKEN_MISMATCH",
     "TRICK_WINNER_MISMATCH",
+    "close_bidi",
     "name_seat",
     "seat_ref",
     "where",
