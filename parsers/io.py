@@ -286,12 +286,23 @@ def read_lines(path: str | os.PathLike[str], numbers: Iterable[int]) -> dict[int
 
 
 def head_bytes(path: str | os.PathLike[str], size: int = 4096) -> bytes:
-    """The first ``size`` bytes of a file's content (after un-gzipping); for format sniffing."""
+    """The first ``size`` bytes of a file's content (after un-gzipping); for format sniffing.
+
+    A gzip file cut off (or damaged) within its first ``size`` bytes gives the bytes before the
+    damage, so it is still recognised by its content and its reader keeps the records before it;
+    a file that cannot be opened gives ``b""``."""
+    out = bytearray()
     try:
         with open_binary(path) as f:
-            return f.read(size)
-    except (OSError, EOFError):
-        return b""
+            read = getattr(f, "read1", f.read)  # one decompressed piece at a time: an error loses none read before
+            while len(out) < size:
+                piece = read(min(65536, size - len(out)))
+                if not piece:
+                    break
+                out += piece
+    except (OSError, EOFError, zlib.error):
+        pass
+    return bytes(out)
 
 
 def strip_gz(name: str) -> str:

@@ -73,7 +73,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import IO, Any
 
-from spadework.parsers.io import LookAhead, decode, iter_lines, iter_text_lines, raw_text
+from spadework.parsers.io import LookAhead, TruncatedFile, decode, iter_lines, iter_text_lines, raw_text
 from spadework.parsers.jsonl import KNOWN_KEYS, record_from_obj
 from spadework.parsers.model import HandRecord, LoadError, RecordError
 from spadework.parsers.seats import SEATS, SIDES, Seat
@@ -349,107 +349,113 @@ def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator
     waiting: list[tuple[dict[str, str], int, bytes] | LoadError] = []
     waiting_game = ""
     source_lines = LookAhead(lines)
-    for n, raw in source_lines:
-        if not raw.strip():
-            continue
-        if columns is not None and raw.count(b'"') % 2:
-            raw = _quoted_row(raw, source_lines, len(columns), delimiter)
-        try:
-            text = decode(raw)
-        except ValueError as exc:
-            exc = f"{exc} (the file is not UTF-8: a spreadsheet exports plain CSV in the code page of the computer; export as CSV UTF-8)"
-            if columns is None:
-                yield LoadError(source, n, f"line {n}: header: {exc}; no row of this file can be read", raw_text(raw))
-                return
-            error = LoadError(source, n, f"line {n}: {exc}", raw_text(raw))
-            if waiting:  # in file order, after the rows held back
-                waiting.append(error)
-            else:
-                yield error
-            continue
-        if columns is None:
-            delimiter = _delimiter(text)
-            try:
-                columns = header_names(_split(text, delimiter))
-            except ValueError as exc:
-                yield LoadError(source, n, f"line {n}: header: {exc}; no row of this file can be read", raw_text(raw))
-                return
-            missing = [c for c in REQUIRED_COLUMNS if c not in columns]
-            dupes = sorted({c for c in columns if c and columns.count(c) > 1})
-            if len(missing) == len(REQUIRED_COLUMNS):
-                # no column of a score sheet at all (another format read as one: -f csv on a JSON
-                # line); the line is in the raw text, not spelled out again in the reason
-                yield LoadError(
-                    source,
-                    n,
-                    f"line {n}: this is not a score sheet's header: it names none of the columns "
-                    + ",".join(REQUIRED_COLUMNS) + "; no row of this file can be read",
-                    raw_text(raw),
-                )
-                return
-            if missing or dupes:
-                parts = []
-                if missing:
-                    parts.append(f"the header lacks the column{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
-                if dupes:
-                    parts.append(f"the header repeats {', '.join(dupes)}")
-                known = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
-                unknown = [c for c in columns if c not in known and not c.startswith("x_")]
-                if missing and unknown:
-                    parts.append(f"unexpected column{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}")
-                yield LoadError(
-                    source,
-                    n,
-                    f"line {n}: " + "; ".join(parts) + " (a score sheet's first row must name its columns: "
-                    + ",".join(REQUIRED_COLUMNS) + "); no row of this file can be read",
-                    raw_text(raw),
-                )
-                return
-            continue
-        try:
-            cells = _split(text, delimiter)
-            if not any(c.strip() for c in cells):
+    try:
+        for n, raw in source_lines:
+            if not raw.strip():
                 continue
-            if len(cells) != len(columns) and text.count('"') % 2:
-                # an unpaired quote: a quoted cell that goes on to the next line, or the rest of one
-                raise _RowError(
-                    f"a quote is not closed on this line, nor on the next lines as one row (a quoted cell may hold "
-                    f"line breaks; the row has {len(cells)} cells, the header {len(columns)})"
-                )
-            if len(cells) < len(columns):
-                lacking = [c for c in columns[len(cells):] if c in _REQUIRED]
-                if lacking:
-                    raise _RowError(
-                        f"the row has {len(cells)} cells; the header has {len(columns)} (no cell for {', '.join(lacking[:4])}"
-                        + (", ..." if len(lacking) > 4 else "") + ")"
+            if columns is not None and raw.count(b'"') % 2:
+                raw = _quoted_row(raw, source_lines, len(columns), delimiter)
+            try:
+                text = decode(raw)
+            except ValueError as exc:
+                exc = f"{exc} (the file is not UTF-8: a spreadsheet exports plain CSV in the code page of the computer; export as CSV UTF-8)"
+                if columns is None:
+                    yield LoadError(source, n, f"line {n}: header: {exc}; no row of this file can be read", raw_text(raw))
+                    return
+                error = LoadError(source, n, f"line {n}: {exc}", raw_text(raw))
+                if waiting:  # in file order, after the rows held back
+                    waiting.append(error)
+                else:
+                    yield error
+                continue
+            if columns is None:
+                delimiter = _delimiter(text)
+                try:
+                    columns = header_names(_split(text, delimiter))
+                except ValueError as exc:
+                    yield LoadError(source, n, f"line {n}: header: {exc}; no row of this file can be read", raw_text(raw))
+                    return
+                missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+                dupes = sorted({c for c in columns if c and columns.count(c) > 1})
+                if len(missing) == len(REQUIRED_COLUMNS):
+                    # no column of a score sheet at all (another format read as one: -f csv on a JSON
+                    # line); the line is in the raw text, not spelled out again in the reason
+                    yield LoadError(
+                        source,
+                        n,
+                        f"line {n}: this is not a score sheet's header: it names none of the columns "
+                        + ",".join(REQUIRED_COLUMNS) + "; no row of this file can be read",
+                        raw_text(raw),
                     )
-                cells = cells + [""] * (len(columns) - len(cells))  # trailing optional cells left out: empty
-            if len(cells) > len(columns) and any(c.strip() for c in cells[len(columns):]):
-                raise _RowError(f"the row has {len(cells)} cells, some beyond the header's {len(columns)} columns")
-            row = {c: unprotect_cell(v) for c, v in zip(columns, cells) if c}
-            if "rules" in row:  # a blank rules cell is "not recorded": the game's rules hold
-                gid = row["game_id"].strip()
-                if waiting and gid != waiting_game:  # that game's rows named no rules: as written
-                    yield from _sheet_rows(waiting, None, source)
-                    waiting = []
-                if row["rules"].strip():
-                    game_rules[gid] = row["rules"]
-                    if waiting:  # the game's rows before this one left the cell blank: these rules
-                        yield from _sheet_rows(waiting, row["rules"], source)
-                        waiting = []
-                elif gid in game_rules:
-                    row["rules"] = game_rules[gid]
-                else:  # no row of the game has named them yet: wait for the game's next rows
-                    waiting.append((row, n, raw))
-                    waiting_game = gid
+                    return
+                if missing or dupes:
+                    parts = []
+                    if missing:
+                        parts.append(f"the header lacks the column{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+                    if dupes:
+                        parts.append(f"the header repeats {', '.join(dupes)}")
+                    known = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
+                    unknown = [c for c in columns if c not in known and not c.startswith("x_")]
+                    if missing and unknown:
+                        parts.append(f"unexpected column{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}")
+                    yield LoadError(
+                        source,
+                        n,
+                        f"line {n}: " + "; ".join(parts) + " (a score sheet's first row must name its columns: "
+                        + ",".join(REQUIRED_COLUMNS) + "); no row of this file can be read",
+                        raw_text(raw),
+                    )
+                    return
+                continue
+            try:
+                cells = _split(text, delimiter)
+                if not any(c.strip() for c in cells):
                     continue
-            yield replace(record_from_row(row, source, n), source_text=raw)
-        except ValueError as exc:  # _RowError, RecordError, a cell csv cannot read
-            error = LoadError(source, n, f"line {n}: {exc}", raw_text(raw))
-            if waiting:  # in file order, after the rows held back
-                waiting.append(error)
-            else:
-                yield error
+                if len(cells) != len(columns) and text.count('"') % 2:
+                    # an unpaired quote: a quoted cell that goes on to the next line, or the rest of one
+                    raise _RowError(
+                        f"a quote is not closed on this line, nor on the next lines as one row (a quoted cell may hold "
+                        f"line breaks; the row has {len(cells)} cells, the header {len(columns)})"
+                    )
+                if len(cells) < len(columns):
+                    lacking = [c for c in columns[len(cells):] if c in _REQUIRED]
+                    if lacking:
+                        raise _RowError(
+                            f"the row has {len(cells)} cells; the header has {len(columns)} (no cell for {', '.join(lacking[:4])}"
+                            + (", ..." if len(lacking) > 4 else "") + ")"
+                        )
+                    cells = cells + [""] * (len(columns) - len(cells))  # trailing optional cells left out: empty
+                if len(cells) > len(columns) and any(c.strip() for c in cells[len(columns):]):
+                    raise _RowError(f"the row has {len(cells)} cells, some beyond the header's {len(columns)} columns")
+                row = {c: unprotect_cell(v) for c, v in zip(columns, cells) if c}
+                if "rules" in row:  # a blank rules cell is "not recorded": the game's rules hold
+                    gid = row["game_id"].strip()
+                    if waiting and gid != waiting_game:  # that game's rows named no rules: as written
+                        yield from _sheet_rows(waiting, None, source)
+                        waiting = []
+                    if row["rules"].strip():
+                        game_rules[gid] = row["rules"]
+                        if waiting:  # the game's rows before this one left the cell blank: these rules
+                            yield from _sheet_rows(waiting, row["rules"], source)
+                            waiting = []
+                    elif gid in game_rules:
+                        row["rules"] = game_rules[gid]
+                    else:  # no row of the game has named them yet: wait for the game's next rows
+                        waiting.append((row, n, raw))
+                        waiting_game = gid
+                        continue
+                yield replace(record_from_row(row, source, n), source_text=raw)
+            except ValueError as exc:  # _RowError, RecordError, a cell csv cannot read
+                error = LoadError(source, n, f"line {n}: {exc}", raw_text(raw))
+                if waiting:  # in file order, after the rows held back
+                    waiting.append(error)
+                else:
+                    yield error
+    except TruncatedFile:
+        # a cut-off .gz: the rows held back are whole rows read before the damage (their game names
+        # no rules before it stops: as written)
+        yield from _sheet_rows(waiting, None, source)
+        raise
     yield from _sheet_rows(waiting, None, source)
 
 

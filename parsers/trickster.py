@@ -61,7 +61,7 @@ from spadework.parsers.cards import (
     parse_card,
     parse_pbn_deal,
 )
-from spadework.parsers.io import decode, iter_lines, iter_text_lines, raw_text, strip_gz
+from spadework.parsers.io import TruncatedFile, decode, iter_lines, iter_text_lines, raw_text, strip_gz
 from spadework.parsers.model import Bid, HandRecord, LoadError, SideScore, Trick
 from spadework.parsers.seats import SEATS, Seat, Side
 
@@ -921,10 +921,17 @@ def iter_ptn(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator[Item]:
     """Parse numbered raw lines of PTN text (see the module docstring)."""
     reader = _Reader(source)
     pending: _Block | None = None
-    for block in _iter_blocks(lines):
+    try:
+        for block in _iter_blocks(lines):
+            if pending is not None:
+                yield from reader.items(pending, at_eof=False)
+            pending = block
+    except TruncatedFile:
+        # a cut-off .gz: the hand read whole before the damage still counts (the one the damage cut
+        # is left to the error, which names where reading stopped)
         if pending is not None:
             yield from reader.items(pending, at_eof=False)
-        pending = block
+        raise
     if pending is not None:
         yield from reader.items(pending, at_eof=True)
 

@@ -713,3 +713,80 @@ def test_derived_tables_written_by_an_older_version_ask_for_a_new_check(tmp_path
         require_checked(con)
     check_db(con)  # the check recreates the derived tables
     assert derived_state(con) == "fresh"
+
+
+def _block_split(text: str, marker: str, k: int) -> tuple[str, str]:
+    """``text`` cut at the blank line before the ``k``-th line starting with ``marker``."""
+    lines = text.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if line.startswith(marker)]
+    i = starts[k - 1]
+    while i > 0 and lines[i - 1].strip():
+        i -= 1
+    return "".join(lines[:i]), "".join(lines[i:])
+
+
+def _line_split(text: str, k: int) -> tuple[str, str]:
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[:k]), "".join(lines[k:])
+
+
+def _sheet_waiting_for_its_rules() -> str:
+    """A score sheet whose first game names its rules only on its last row (the rows before wait)."""
+    lines = (DATA / "scoresheet.csv").read_text(encoding="utf-8").splitlines()
+    game = [i for i, line in enumerate(lines) if line.startswith(lines[1].split(",")[0] + ",")]
+    out = [lines[0] + ",rules"] + [line + ("," + "standard" if i == game[-1] else ",") for i, line in enumerate(lines[1:], 1)]
+    return "\n".join(out) + "\n"
+
+
+def _cut_off_cases():
+    from spadework.parsers import spn
+    from spadework.parsers.formats import load
+
+    clean = CLEAN.read_text(encoding="utf-8")
+    fixtures = ROOT / "tests" / "fixtures"
+    cases = {
+        "jsonl": ("cut.jsonl", _line_split(clean, 5)),
+        "openspiel episodes": ("cut.jsonl", _line_split((fixtures / "openspiel" / "edge_cases.jsonl").read_text(), 2)),
+        "openspiel histories": ("cut.txt", _line_split((fixtures / "openspiel" / "histories.txt").read_text(), 2)),
+        "ptn": ("cut.ptn", _block_split((fixtures / "trickster" / "two_games.ptn").read_text(encoding="utf-8"), "[Event", 2)),
+        "csv waiting for its rules": ("cut.csv", _line_split(_sheet_waiting_for_its_rules(), 4)),
+        "spn": ("cut.spn", _block_split(spn.dumps(load(CLEAN)), "[Hand ", 4)),
+    }
+    return cases
+
+
+@pytest.mark.parametrize("case", ["jsonl", "openspiel episodes", "openspiel histories", "ptn", "csv waiting for its rules", "spn"])
+def test_a_cut_off_gzip_keeps_every_record_read_whole_before_the_damage_in_every_format(tmp_path, case):
+    """A .gz cut off (here just after a record ends) gives the records and errors the same text gives
+    uncut, and one error naming where reading stopped.  Before: a small cut-off file was not
+    recognised by its content (every OpenSpiel hand rejected as JSON Lines, or the file as no known
+    format), a PTN file lost the hand read last, a score sheet the rows waiting for their game's rules."""
+    import zlib
+
+    from spadework.parsers.formats import load
+
+    name, (head, tail) = _cut_off_cases()[case]
+    assert head and tail
+    plain = tmp_path / "plain" / name
+    plain.parent.mkdir()
+    plain.write_text(head, encoding="utf-8")
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    data = z.compress(head.encode()) + z.flush(zlib.Z_FULL_FLUSH)
+    data += (z.compress(tail.encode()) + z.flush())[:2]  # the rest of the file is lost
+    cut = tmp_path / (name + ".gz")
+    cut.write_bytes(data)
+
+    def read(path):
+        items = list(load(path, source="f"))
+        hands = [(r.game_id, r.hand, r.rules) for r in items if not hasattr(r, "message")]
+        errors = [(e.source_line, e.message) for e in items if hasattr(e, "message")]
+        return hands, errors
+
+    want_hands, want_errors = read(plain)
+    assert want_hands, "the text before the cut holds hands"
+    hands, errors = read(cut)
+    assert hands == want_hands
+    assert errors[:-1] == want_errors
+    last = head.count("\n")
+    assert errors[-1][0] == last + 1
+    assert f"cut off or damaged after line {last:,}" in errors[-1][1]
