@@ -136,22 +136,12 @@ def parse_bid_value(value: Any, what: str = "bid") -> tuple[int | float, bool]:
     return value, value == 0
 
 
-def _unwritable(value: Any) -> str | None:
-    """Why orjson cannot write ``value`` as the loader stores it (it writes at most 254 levels of
-    nesting, and whole numbers of at most 64 bits), or ``None`` when it can."""
-    try:
-        jsontext.dumps(value)
-    except TypeError as exc:
-        return "nested more than 254 levels deep" if "ecursion" in str(exc) else str(exc)
-    return None
-
-
 def _shown(value: Any) -> str:
     """``value`` as JSON text for a message or ``load_errors.raw``, whatever it holds."""
     try:
         return orjson.dumps(value, default=str).decode()
     except TypeError as exc:
-        return f"(not shown: {_unwritable(value) or exc})"
+        return f"(not shown: {jsontext.unwritable(value) or exc})"
 
 
 def record_from_obj(
@@ -188,7 +178,7 @@ def record_from_obj(
         raise RecordError(f"rules must be a preset name or an object, not {rules!r}")
     if isinstance(rules, Mapping):
         rules = dict(rules)
-        why = _unwritable(rules)
+        why = jsontext.unwritable(rules)
         if why:
             raise RecordError(f"rules cannot be stored ({why})")
 
@@ -282,7 +272,7 @@ def record_from_obj(
     winner = None if obj.get("winner") is None else _side(obj["winner"], "winner")
 
     extras = {k: v for k, v in obj.items() if k not in KNOWN_KEYS}
-    why = _unwritable(extras) if extras else None  # the loader stores orjson's text of them
+    why = jsontext.unwritable(extras) if extras else None  # the loader stores orjson's text of them
     if why:
         raise RecordError(f"extension fields cannot be stored ({why})")
     warnings = tuple(f"unknown key '{k}' kept as an extension" for k in extras if not k.startswith("x_")) + tuple(nested)

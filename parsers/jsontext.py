@@ -51,4 +51,15 @@ def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-__all__ = ["dumps", "loads"]
+def unwritable(value: Any) -> str | None:
+    """Why :func:`dumps` cannot write ``value`` (the loader stores its text: orjson writes at most 254
+    levels of nesting), or ``None`` when it can.  A parser rejects such a record with this reason
+    instead of leaving the loader to fail on it."""
+    try:
+        dumps(value)
+    except TypeError as exc:
+        return "nested more than 254 levels deep" if "ecursion" in str(exc) else str(exc)
+    return None
+
+
+__all__ = ["dumps", "loads", "unwritable"]

@@ -49,6 +49,7 @@ from typing import Any
 
 import orjson
 
+from spadework.parsers import jsontext
 from spadework.parsers.cards import (
     JOKER_DECK,
     JOKERS,
@@ -651,12 +652,14 @@ class _Reader:
         if "GameOptionsJson" in tags:
             t = tags["GameOptionsJson"]
             try:
-                obj = orjson.loads(t.value)
+                obj = jsontext.loads(t.value)  # whole numbers of any size stay whole
             except orjson.JSONDecodeError as exc:
                 problem(t, f"[GameOptionsJson] is not valid JSON ({str(exc).split(':', 1)[0]}): {_short(t.value)}")
                 obj = None
             if obj is not None and not isinstance(obj, dict):
                 problem(t, f"[GameOptionsJson] must hold a JSON object, not {type(obj).__name__}")
+            elif obj is not None and (why := jsontext.unwritable(obj)):  # it is kept in x_trickster
+                problem(t, f"[GameOptionsJson] cannot be stored ({why})")
             elif obj is not None:
                 options = obj
         mapped = map_options(options, event)

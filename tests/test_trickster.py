@@ -367,6 +367,21 @@ def test_in_memory_errors():
     assert records == [] and errors[0].source_line == 1 and "invalid UTF-8" in errors[0].message
 
 
+def test_game_options_nested_too_deep_are_one_load_error_and_big_numbers_stay_whole():
+    """The options are kept in x_trickster: 300 levels of nesting crashed the loader (and with it the
+    whole run) instead of rejecting the hand; a number beyond 64 bits became a float."""
+    deep = '{\\"foo\\":' + "[" * 300 + "]" * 300 + "}"
+    records, errors = split(trickster.loads(HEAD + f'[GameOptionsJson "{deep}"]\n[Dealer "N"]\n[Auction "E"]\n1 2 3 4\n'))
+    assert records == []
+    assert [(e.source_line, e.message) for e in errors] == [
+        (4, "[GameOptionsJson] cannot be stored (nested more than 254 levels deep)")
+    ]
+    big = 123456789012345678901234567890
+    text = HEAD + f'[GameOptionsJson "{{\\"foo\\":{big}}}"]\n[Dealer "N"]\n[Auction "E"]\n1 2 3 4\n'
+    (rec,) = split(trickster.loads(text))[0]
+    assert rec.extras["x_trickster"]["GameOptionsJson"] == {"foo": big}
+
+
 def test_bid_tokens_and_zero_bid_warning():
     text = HEAD + '[GameOptionsJson "{\\"nilOrZero\\":1}"]\n[Dealer "N"]\n[Auction "E"]\n0 b6\n- nil\n'
     rec = next(trickster.loads(text))
