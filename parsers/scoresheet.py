@@ -180,6 +180,12 @@ def _text(cell: str) -> str:
     return str(cell) if isinstance(cell, _Exact) else cell.strip()  # str(): a plain str, not the marker type
 
 
+def _given(cell: str) -> bool:
+    """Whether a text cell holds a value: anything but white space, or white space written marked
+    (:func:`protect_cell`: a name of one space read back as one space, not as "not recorded")."""
+    return isinstance(cell, _Exact) or bool(cell.strip())
+
+
 _SIGNED = ("_points", "_total", "_score_before")
 """Columns whose numbers may be negative, and so may be written in parentheses."""
 
@@ -229,14 +235,14 @@ def record_from_row(row: Mapping[str, str], source_file: str | None = None, sour
 
     obj: dict[str, Any] = {"game_id": game_id, "hand": hand, "dealer": str(dealer)}
     for key in ("event", "date", "table", "round"):
-        if cell.get(key, "").strip():
+        if _given(cell.get(key, "")):
             obj[key] = _text(cell[key])
     if cell.get("rules", "").strip():
         try:
             obj["rules"] = parse_rules_text(cell["rules"].strip())
         except ValueError as exc:
             raise _RowError(f"rules {exc}") from None
-    obj["players"] = {s: (_text(cell[f"player_{s}"]) if cell[f"player_{s}"].strip() else None) for s in "NESW"}
+    obj["players"] = {s: (_text(cell[f"player_{s}"]) if _given(cell[f"player_{s}"]) else None) for s in "NESW"}
 
     bids = []
     for seat in dealer.left.clockwise():
@@ -276,7 +282,7 @@ def record_from_row(row: Mapping[str, str], source_file: str | None = None, sour
         obj["winner"] = cell["winner"].strip()
     ignored = []
     for column, text in cell.items():
-        if column in REQUIRED_COLUMNS or column in OPTIONAL_COLUMNS or not text.strip():
+        if column in REQUIRED_COLUMNS or column in OPTIONAL_COLUMNS or not _given(text):
             continue
         if column in KNOWN_KEYS:
             ignored.append(column)

@@ -287,7 +287,7 @@ def test_convert_to_csv_writes_no_live_formula(tmp_path):
 @pytest.mark.parametrize(
     "name",
     ["'=already quoted", "''=twice", "'bob", "'", "''", "-70", "+5", "-1.5e3", "=", "@", "a=b", "'-", "\t=x", "'\ttab",
-     "\tTabby", " spacey ", "trailing ", "' x", "x\t"],
+     "\tTabby", " spacey ", "trailing ", "' x", "x\t", " ", "\t", "  "],
 )
 def test_names_round_trip_through_the_score_sheet(name):
     """Exactly, spaces and tabs at either end included (the README's promise; they were trimmed)."""
