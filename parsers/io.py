@@ -234,6 +234,7 @@ class TruncatedFile(EOFError):
     def __init__(self, line: int, reason: str) -> None:
         self.line = line
         self.next_line = line + 1
+        self.reason = reason
         where = f"after line {line:,}" if line else "before its first line"
         super().__init__(f"the file is cut off or damaged {where} ({reason}); the records before it are read")
 
@@ -303,6 +304,23 @@ def head_bytes(path: str | os.PathLike[str], size: int = 4096) -> bytes:
     except (OSError, EOFError, zlib.error):
         pass
     return bytes(out)
+
+
+def read_whole(path: str | os.PathLike[str]) -> tuple[bytes, TruncatedFile | None]:
+    """A file's whole content (after un-gzipping, as :func:`open_binary` gives it) and ``None``; or,
+    for a gzip file cut off or damaged, the bytes before the damage and the :class:`TruncatedFile`
+    naming the last whole line among them (for a reader that needs the whole document, such as a
+    ``.json`` array, to keep what came before the damage).  Raises ``OSError`` for a file it cannot
+    open."""
+    out = bytearray()
+    with open_binary(path) as f:
+        read = getattr(f, "read1", f.read)
+        try:
+            while piece := read(1 << 20):
+                out += piece
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            return bytes(out), TruncatedFile(out.count(b"\n"), str(exc) or type(exc).__name__)
+    return bytes(out), None
 
 
 def strip_gz(name: str) -> str:

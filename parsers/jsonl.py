@@ -20,7 +20,7 @@ import orjson
 
 from spadework.parsers import jsontext
 from spadework.parsers.cards import CardError, parse_card, spellings
-from spadework.parsers.io import decode, iter_lines, iter_text_lines, open_binary, raw_text, strip_gz
+from spadework.parsers.io import TruncatedFile, decode, iter_lines, iter_text_lines, raw_text, read_whole, strip_gz
 from spadework.parsers.model import SCHEMA, Bid, HandRecord, LoadError, RecordError, SideScore, Trick
 from spadework.parsers.seats import SEATS, SIDES, Seat, Side
 
@@ -449,14 +449,41 @@ def load(path: str | os.PathLike[str], source: str | None = None) -> Iterator[It
     source = source or os.fspath(path)
     name = strip_gz(os.fspath(path)).lower()
     if name.endswith(".json"):
-        with open_binary(path) as f:
-            data = f.read()
+        data, cut = read_whole(path)
+        if cut is not None:
+            # a cut-off .gz: the items (or lines) read whole before the damage are kept
+            data, cut = _before_damage(data, cut)
         if data.lstrip().startswith((b"[", b"{")):
             yield from _iter_json_document(data, source)
-            return
-        yield from iter_jsonl(iter_text_lines(data), source)
+        else:
+            yield from iter_jsonl(iter_text_lines(data), source)
+        if cut is not None:
+            raise cut
         return
     yield from iter_jsonl(iter_lines(path), source)
+
+
+def _before_damage(data: bytes, cut: TruncatedFile) -> tuple[bytes, TruncatedFile]:
+    """The part of a cut-off ``.json`` document that reads whole, and the error naming where it
+    ends: an array's items up to the last one closed (the array closed after it); JSON Lines named
+    ``.json``, their whole lines; one object cut off, nothing (the error says it all)."""
+    head = data.lstrip()
+    if not head.startswith(b"["):
+        if head.startswith(b"{") and b"\n{" not in head:
+            return b"", TruncatedFile(0, cut.reason)
+        return data[: data.rfind(b"\n") + 1], cut
+    depth, end = 0, 0
+    for m in _ARRAY_TOKENS.finditer(data):
+        tok = m.group()
+        if tok in (b"[", b"{"):
+            depth += 1
+        elif tok in (b"]", b"}"):
+            depth -= 1
+            if depth == 1:
+                end = m.end()  # an item (object or array) of the top-level array closes here
+    if not end:
+        return b"", TruncatedFile(0, cut.reason)
+    return data[:end] + b"]", TruncatedFile(data.count(b"\n", 0, end), cut.reason)
 
 
 def loads(text: str | bytes, source: str = "<string>") -> Iterator[Item]:

@@ -790,3 +790,43 @@ def test_a_cut_off_gzip_keeps_every_record_read_whole_before_the_damage_in_every
     last = head.count("\n")
     assert errors[-1][0] == last + 1
     assert f"cut off or damaged after line {last:,}" in errors[-1][1]
+
+
+@pytest.mark.parametrize("engine", ["replay", "fast"])
+@pytest.mark.parametrize("shape", ["array", "lines", "one object"])
+def test_a_cut_off_gzipped_json_document_keeps_the_items_closed_before_the_damage(tmp_path, shape, engine):
+    """A .json array cut off lost every hand: the document was one error.  Now the items closed before
+    the damage load, at their lines, and one error names where reading stopped."""
+    import zlib
+
+    objs = [json.loads(line) for line in CLEAN.read_text(encoding="utf-8").splitlines()]
+    if shape == "array":
+        items = [json.dumps(o, indent=1) for o in objs]
+        head, tail = "[\n" + ",\n".join(items[:4]) + ",\n", ",\n".join(items[4:]) + "\n]\n"
+    elif shape == "lines":
+        head, tail = "".join(json.dumps(o) + "\n" for o in objs[:4]), "".join(json.dumps(o) + "\n" for o in objs[4:])
+    else:
+        text = json.dumps(objs[0], indent=1)
+        head, tail = text[: len(text) // 2], text[len(text) // 2 :]
+    whole = tmp_path / "whole.json"
+    whole.write_text(head + tail, encoding="utf-8")
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    data = z.compress(head.encode()) + z.flush(zlib.Z_FULL_FLUSH) + (z.compress(tail.encode()) + z.flush())[:2]
+    cut = tmp_path / "cut.json.gz"
+    cut.write_bytes(data)
+    doc = json.loads(run("validate", whole, "--json", "--engine", engine).output)
+    assert doc["files"][0]["hands"] == (8 if shape != "one object" else 1)
+    r = run("validate", cut, "--json", "--engine", engine, "--db", tmp_path / "cut.duckdb")
+    assert r.exit_code == 2
+    doc = json.loads(r.output)
+    (err,) = doc["load_errors"]
+    want = 0 if shape == "one object" else 4
+    assert doc["files"][0]["hands"] == want
+    last = head.rstrip(",\n").count("\n") if shape == "array" else (head.count("\n") if want else 0)
+    assert err["source_line"] == last + 1
+    assert "cut off or damaged" in err["message"]
+    with duckdb.connect(str(tmp_path / "cut.duckdb"), read_only=True) as con:
+        got = con.execute("SELECT hand, source_line FROM hands ORDER BY hand").fetchall()
+    if want:
+        lines = [2 + sum(items[k].count("\n") + 1 for k in range(i)) for i in range(4)] if shape == "array" else [1, 2, 3, 4]
+        assert got == list(zip(range(1, 5), lines))
