@@ -403,12 +403,10 @@ def validate(
     _limit_memory(con, memory_limit, chosen)
     with _dask_errors():
         summary = _load_and_check(con, paths, fmt, rules_spec, quiet or as_json, chosen)
-    from spadework.analysis.present import print_validation, validation_json
+    from spadework.analysis.present import print_validation, write_validation_json
 
     if as_json:
-        import orjson
-
-        sys.stdout.write(orjson.dumps(validation_json(con, summary), option=orjson.OPT_INDENT_2).decode() + "\n")
+        write_validation_json(con, summary, sys.stdout)
     else:
         _print_load_summary(con, summary, out)
         print_validation(con, out, limit=limit, in_memory=db is None)

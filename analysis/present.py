@@ -7,7 +7,8 @@ Everything here reads the derived tables (``violations``, ``games``,
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Iterator
+from typing import IO, Any
 
 from rich.console import Console
 from rich.text import Text
@@ -187,15 +188,13 @@ def validation_json(con, summary) -> dict[str, Any]:
     count, the first examples), ``findings_by_code``, and ``games``: per
     game its totals and winner, ``findings`` (rows of ``violations``) and
     ``hand_scores`` (rows of ``hand_scores``, points and bags as recomputed).
+    Holds every game at once: :func:`write_validation_json` writes the same text game by game.
     """
-    games = _rows(con, "SELECT * FROM games ORDER BY game_id")
-    findings = _rows(con, f"SELECT * FROM violations ORDER BY {FINDING_ORDER}")
-    scores = _rows(con, "SELECT * FROM hand_scores ORDER BY game_id, hand, side, scoring")
-    by_game: dict[str, dict[str, list]] = {g["game_id"]: {"findings": [], "hand_scores": []} for g in games}
-    for f in findings:
-        by_game.setdefault(f["game_id"], {"findings": [], "hand_scores": []})["findings"].append(f)
-    for s in scores:
-        by_game.setdefault(s["game_id"], {"findings": [], "hand_scores": []})["hand_scores"].append(s)
+    return _validation_head(con, summary) | {"games": list(iter_game_docs(con))}
+
+
+def _validation_head(con, summary) -> dict[str, Any]:
+    """:func:`validation_json` without its ``games``."""
     names = [f.source_file for f in summary.files]
     return {
         "files": [
@@ -215,8 +214,59 @@ def validation_json(con, summary) -> dict[str, Any]:
             for g in grouped_rows(con, "load_errors", names)
         ],
         "findings_by_code": dict(findings_by_code(con)),
-        "games": [g | by_game.get(g["game_id"], {"findings": [], "hand_scores": []}) for g in games],
     }
+
+
+def iter_game_docs(con, batch: int = 10_000) -> Iterator[dict[str, Any]]:
+    """Per game, in game_id order, its ``games`` row with its ``findings`` (rows of ``violations``,
+    :data:`FINDING_ORDER`) and ``hand_scores`` (by hand, side, scoring): the ``games`` of
+    :func:`validation_json`.  Reads the three tables as ordered streams, ``batch`` rows at a time,
+    so the memory it holds does not grow with the database (rows of a game not in ``games`` are
+    left out)."""
+    ranked = "(SELECT game_id, row_number() OVER (ORDER BY game_id) AS game_rank FROM games)"
+
+    def stream(query: str) -> Iterator[tuple[int, dict[str, Any]]]:
+        cur = con.cursor().execute(query)
+        cols = [d[0] for d in cur.description][:-1]  # the last column is game_rank
+        while rows := cur.fetchmany(batch):
+            for r in rows:
+                yield r[-1], dict(zip(cols, r[:-1]))
+
+    games = stream(f"SELECT g.*, r.game_rank FROM games g JOIN {ranked} r USING (game_id) ORDER BY r.game_rank")
+    found = stream(f"SELECT v.*, r.game_rank FROM violations v JOIN {ranked} r USING (game_id) ORDER BY r.game_rank, {FINDING_ORDER}")
+    scores = stream(
+        f"SELECT s.*, r.game_rank FROM hand_scores s JOIN {ranked} r USING (game_id) "
+        "ORDER BY r.game_rank, hand, side, scoring"
+    )
+    nf, ns = next(found, None), next(scores, None)
+    for rank, game in games:
+        doc: dict[str, Any] = game | {"findings": [], "hand_scores": []}
+        while nf is not None and nf[0] == rank:
+            doc["findings"].append(nf[1])
+            nf = next(found, None)
+        while ns is not None and ns[0] == rank:
+            doc["hand_scores"].append(ns[1])
+            ns = next(scores, None)
+        yield doc
+
+
+def write_validation_json(con, summary, out: IO[str]) -> None:
+    """Write :func:`validation_json` to ``out`` as indented JSON (orjson's two-space indent, ending in a
+    newline), game by game: the same text as dumping the dict, with memory that does not grow with
+    the number of hands (the dict of a million hands held several GB)."""
+    import orjson
+
+    opt = orjson.OPT_INDENT_2
+    text = orjson.dumps(_validation_head(con, summary) | {"games": []}, option=opt).decode()
+    tail = '"games": []\n}'
+    assert text.endswith(tail)
+    out.write(text[: -len("[]\n}")])
+    first = True
+    for game in iter_game_docs(con):
+        out.write("[\n" if first else ",\n")
+        out.write("\n".join("    " + line for line in orjson.dumps(game, option=opt).decode().split("\n")))
+        first = False
+    out.write("[]\n}\n" if first else "\n  ]\n}\n")
 
 
 # --------------------------------------------------------------------------------------------

@@ -73,6 +73,36 @@ def test_validate_json(tmp_path):
     assert {s["side"] for s in t4["hand_scores"]} == {"NS", "EW"}
 
 
+def test_validate_json_is_written_game_by_game_as_the_whole_document_would_be(tmp_path):
+    """--json built the whole document before writing it (several GB for a million hands); it is now
+    written game by game, and must read exactly as the one dumped from the dict."""
+    import io
+
+    import duckdb
+    import orjson
+
+    from spadework.analysis.present import iter_game_docs, validation_json, write_validation_json
+    from spadework.parsers.db import LoadSummary
+
+    db = tmp_path / "s.duckdb"
+    assert run("validate", DATA / "sample" / "season.jsonl", DATA / "club_night.spn", "--db", db).exit_code == 1
+    con = duckdb.connect(str(db))
+    # a finding and hand scores of a game the games table does not list are left out, as before
+    con.execute("INSERT INTO violations (game_id, hand, code, message) VALUES ('zz-not-a-game', 1, 'RENEGE', 'x')")
+    summary = LoadSummary()
+    out = io.StringIO()
+    write_validation_json(con, summary, out)
+    whole = validation_json(con, summary)
+    assert out.getvalue() == orjson.dumps(whole, option=orjson.OPT_INDENT_2).decode() + "\n"
+    games = whole["games"]
+    assert len(games) == 62 and sum(len(g["findings"]) for g in games) == 36 + 2
+    assert list(iter_game_docs(con, batch=7)) == games  # batches of any size give the same games
+    empty = io.StringIO()
+    con.execute("DELETE FROM games")
+    write_validation_json(con, summary, empty)
+    assert orjson.loads(empty.getvalue())["games"] == [] and empty.getvalue().endswith('"games": []\n}\n')
+
+
 def test_clean_file_exits_zero(tmp_path):
     r = run("validate", DATA / "club_night.jsonl")
     assert r.exit_code == 0, r.output
