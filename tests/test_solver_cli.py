@@ -279,3 +279,56 @@ def test_a_deck_the_solver_cannot_take_is_skipped_with_its_reason(tmp_path):
     con = duckdb.connect(str(db))
     assert con.execute("SELECT count(*) FROM card_costs").fetchone()[0] == 0
     con.close()
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (its children, theirs, ...), from /proc."""
+    import os
+
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process tree from /proc")
+def test_ctrl_c_stops_analyse_quietly_with_its_workers(tmp_path):
+    """A terminal's Ctrl-C reaches the whole process group: each pool worker printed a traceback of
+    its own KeyboardInterrupt (and, under a parent that ignores it, died and was replaced while the
+    parent waited for its batch for ever).  The workers leave it to the command: exit 130, no traceback."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    db = _sample_db(tmp_path, list(range(0, 400)))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "spadework.analysis.cli", "analyse", "--db", str(db), "--workers", "2", "-q"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(_descendants(proc.pid)) < 3 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)  # the fork server and its two workers
+        if proc.poll() is not None or len(_descendants(proc.pid)) < 3:
+            pytest.skip("analyse ended (or never started its workers) before it could be interrupted")
+        time.sleep(1.0)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, (proc.returncode, err[-2000:])
+    assert "Traceback" not in err, err[-3000:]

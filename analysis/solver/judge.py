@@ -301,7 +301,7 @@ def analyse_db(con, *, workers: int | None = None, progress: Callable[[int, int]
         # while one of them holds a lock can wait on it for ever (an audit saw analyse hang once in
         # six runs).  The fork server is a fresh process; its children start from it.
         ctx = mp.get_context("forkserver") if "forkserver" in mp.get_all_start_methods() else mp.get_context("spawn")
-        with ctx.Pool(workers) as pool:
+        with ctx.Pool(workers, initializer=_leave_interrupts_to_the_parent) as pool:
             for res in pool.imap_unordered(_work, batches):
                 take(res)
 
@@ -314,6 +314,16 @@ def analyse_db(con, *, workers: int | None = None, progress: Callable[[int, int]
             bar.stop()
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _leave_interrupts_to_the_parent() -> None:
+    """A worker ignores Ctrl-C: the terminal sends it to the whole process group, and the command
+    (the parent) stops the pool itself.  A worker that took it printed its traceback, and one that
+    died of it while the parent ignores it (a script's background job) was replaced, its batch lost,
+    and the parent waited for it for ever."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _batches(columns, parts, size: int):
