@@ -713,8 +713,10 @@ def stats(
             else:
                 out.print(coach.rich_overview(overview))
         else:
+            from spadework.analysis.present import NAME_WIDTH, printable
+
             table = coach.player_table(con, player)
-            out.print(coach.stats_heading(con, player), markup=False)
+            out.print(coach.stats_heading(con, player, shown=printable(player, NAME_WIDTH)), markup=False)
             # soft_wrap off: a table's notes wrap at the table's width (they were one line of 200+)
             out.print(coach.rich_table(table, player), soft_wrap=False)
             from spadework.analysis import decisions

@@ -18,6 +18,7 @@ from typing import Any
 import polars as pl
 
 from spadework.analysis import metrics, sample, stats
+from spadework.analysis.present import NAME_WIDTH, printable
 from spadework.parsers.state import NotChecked, require_checked
 
 TABLE_COLUMNS = (
@@ -364,7 +365,7 @@ def rich_overview(df: pl.DataFrame, columns: tuple[tuple[str, str], ...] = TEXT_
     for _, head in shown:
         table.add_column(head, justify="right", no_wrap=True)
     for r in df.iter_rows(named=True):
-        cells = [Text(str(r["player"]))]
+        cells = [Text(printable(str(r["player"]), NAME_WIDTH))]
         for m, _ in shown:
             cells.append(Text(short_value(metrics.REGISTRY[m].kind, r[m], signed=m == "bid_bias")))
         table.add_row(*cells)
@@ -414,7 +415,7 @@ def rich_table(df: pl.DataFrame, player: str | None = None):
     ]
     if empty:
         notes.append("No data for: " + ", ".join(empty) + ".")
-    title = (Text(player) + Text(" against the field")) if player else None
+    title = (Text(printable(player, NAME_WIDTH)) + Text(" against the field")) if player else None
     table = Table(title=title, box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False,
                   caption=Text("\n".join(notes)), caption_justify="left")  # fmt: skip
     table.add_column("Metric", overflow="fold", ratio=1)
@@ -442,9 +443,9 @@ def rich_table(df: pl.DataFrame, player: str | None = None):
     return table
 
 
-def stats_heading(con, player: str) -> str:
+def stats_heading(con, player: str, shown: str | None = None) -> str:
     """One line on who is compared with whom: ``ana: 251 hands in 20 games, 11 partners; the field:
-    the other 11 players (638 hands without ana)``."""
+    the other 11 players (638 hands without ana)``; ``shown``: how the name is written (default: as it is)."""
     metrics.prepare(con)
     src = metrics._player_hands_source(con)
     hands, games, partners = con.execute(
@@ -457,10 +458,11 @@ def stats_heading(con, player: str) -> str:
         f"FILTER (WHERE (game_id, hand) NOT IN (SELECT (game_id, hand) FROM {src} WHERE player = ?)) FROM {src}",
         [player, player],
     ).fetchone()
+    name = player if shown is None else shown
     return (
-        f"{player}: {hands:,} hand{'s' * (hands != 1)} in {games:,} game{'s' * (games != 1)}, "
+        f"{name}: {hands:,} hand{'s' * (hands != 1)} in {games:,} game{'s' * (games != 1)}, "
         f"{partners:,} partner{'s' * (partners != 1)}; the field: the other {others:,} player{'s' * (others != 1)} "
-        f"({field_hands:,} hand{'s' * (field_hands != 1)} without {player})"
+        f"({field_hands:,} hand{'s' * (field_hands != 1)} without {name})"
     )
 
 

@@ -31,6 +31,7 @@ from typing import Any
 import polars as pl
 
 from spadework.analysis import metrics, stats
+from spadework.analysis.present import NAME_WIDTH, printable
 from spadework.parsers.schema import ANALYSIS_TABLES
 
 CARD_COSTS_STANDIN = ANALYSIS_TABLES["card_costs"]
@@ -602,7 +603,7 @@ def rich_leaks(df: pl.DataFrame, player: str | None = None, limit: int = 10):
 
     group = df["winners"][0] if df.height and "winners" in df.columns else ""
     title = Text("Leaks against the winning players") if player is None else (
-        Text("Leaks of ") + Text(player) + Text(" against the winning players")
+        Text("Leaks of ") + Text(printable(player, NAME_WIDTH)) + Text(" against the winning players")
     )  # fmt: skip
     caption = Text(
         "winners: " + group + ". Rates in per cent. leak = the gap to the winners in the worse direction "
@@ -639,7 +640,7 @@ def rich_costliest(df: pl.DataFrame, player: str | None = None):
     from rich.table import Table
     from rich.text import Text
 
-    title = Text("Costliest cards") if player is None else Text("Costliest cards of ") + Text(player)
+    title = Text("Costliest cards") if player is None else Text("Costliest cards of ") + Text(printable(player, NAME_WIDTH))
     table = Table(title=title, box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False,
                   caption=Text("cost: tricks the side lost against double-dummy best play; best: the cards "
                                "that lose none"), caption_justify="left")  # fmt: skip
@@ -649,7 +650,7 @@ def rich_costliest(df: pl.DataFrame, player: str | None = None):
     table.add_column("Best", overflow="fold")
     for r in df.iter_rows(named=True):
         table.add_row(
-            Text(str(r["game_id"])), Text(str(r["hand"])), Text(str(r["trick"])), Text(str(r["seat"])),
+            Text(printable(str(r["game_id"]), NAME_WIDTH)), Text(str(r["hand"])), Text(str(r["trick"])), Text(str(r["seat"])),
             Text(str(r["card"])), Text(str(r["cost"])), Text(str(r["best_cards"] or "")),
         )  # fmt: skip
     return table

@@ -7,12 +7,14 @@ Everything here reads the derived tables (``violations``, ``games``,
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from typing import IO, Any
 
 from rich.console import Console
 from rich.text import Text
 
+from spadework.analysis.engine.findings import close_bidi
 from spadework.parsers.scoresheet import protect_cell
 
 
@@ -110,10 +112,32 @@ def print_grouped_rows(con, console: Console, table: str, title: str, names: lis
         )
 
 
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+"""Characters a terminal acts on instead of showing: C0 and C1 controls (line breaks, ESC), DEL, and
+Unicode's line and paragraph separators."""
+
+NAME_WIDTH = 40
+"""Most characters of a name a terminal table shows (the rest is cut with an ellipsis)."""
+
+
+def printable(text: str, limit: int | None = None) -> str:
+    """``text`` as one line a terminal shows as written: each control character as its escape
+    (``\\n``, ``\\x1b``), directional controls left open closed
+    (:func:`~spadework.analysis.engine.findings.close_bidi`), and, with ``limit``, at most ``limit``
+    characters (an ellipsis ends a longer text).  A name from a log holding a line break or an escape
+    sequence could otherwise break a finding over lines, forge a line of the summary or recolour
+    the terminal; a name of thousands of characters fill the screen."""
+    if limit is not None and len(text) > limit:
+        text = text[: limit - 1] + "…"
+    if _CONTROLS.search(text):
+        text = _CONTROLS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+    return close_bidi(text)
+
+
 def _game_line(game_id: str, rules: str | None, hands: int, ns: int | None, ew: int | None, winner: str | None) -> str:
     result = f"NS {ns} - EW {ew}"
     state = f"{winner} won" if winner else "unfinished"
-    return f"game {game_id} ({rules or 'standard'}, {hands} hand{'s' if hands != 1 else ''}): {result}, {state}"
+    return f"game {printable(game_id)} ({rules or 'standard'}, {hands} hand{'s' if hands != 1 else ''}): {result}, {state}"
 
 
 PRINT_BLOCK_LINES = 4096
@@ -154,7 +178,7 @@ def print_validation(con, console: Console, limit: int = 0, in_memory: bool = Fa
         block.append(_game_line(game_id, rules, hands, ns, ew, winner) + "\n", style="bold")
         items = by_game.get(game_id, [])
         shown = items if not limit else items[:limit]
-        block.append("".join(f"  {message}  [{code}]\n" for message, code in shown))
+        block.append("".join(f"  {printable(message)}  [{code}]\n" for message, code in shown))
         if len(items) > len(shown):
             where = "--json or --limit 0 shows them" if in_memory else "see the violations table"
             block.append(f"  ... and {len(items) - len(shown)} more ({where})\n")
@@ -440,11 +464,11 @@ class Table:
         from rich.table import Table as RichTable
         from rich.text import Text
 
-        t = RichTable(title=self.title)
+        t = RichTable(title=None if self.title is None else printable(self.title))
         for _, label, kind in self.columns:
             t.add_column(label, justify="right" if kind in ("rate", "pts", "mean", "signed", "int") else "left")
         for r, cells in zip(self.rows, self.cells()):
-            t.add_row(*[Text(c) for c in cells], style="bold" if self._marked(r) else "")
+            t.add_row(*[Text(printable(c, NAME_WIDTH)) for c in cells], style="bold" if self._marked(r) else "")
         # never Jupyter's display: rich would show the text there too, beside _repr_html_'s table
         console = Console(width=200, record=True, file=__import__("io").StringIO(), force_jupyter=False, emoji=False)
         console.print(t)

@@ -34,6 +34,7 @@ from typing import Any
 
 import polars as pl
 
+from spadework.analysis.present import NAME_WIDTH, printable
 from spadework.parsers.state import require_checked
 
 TIEBREAKS: dict[str, tuple[str, bool]] = {
@@ -442,7 +443,7 @@ def rich_tables(st: Standings, limit_games: int | None = None) -> list[Any]:
             decided = "" if r["decided_by"] in (None,) else r["decided_by"].replace("_", " ")
             if r["decided_by"] in ("wins",):
                 decided = ""
-            t.add_row(Text(f"{r['rank']}"), Text(str(who)), Text(f"{r['games']}"), Text(f"{r['wins']}"),
+            t.add_row(Text(f"{r['rank']}"), Text(printable(str(who), 2 * NAME_WIDTH + 3)), Text(f"{r['games']}"), Text(f"{r['wins']}"),
                       Text(_fmt_rate(r["win_rate"])), Text(_fmt_int(r["points_for"])), Text(_fmt_int(r["points_against"])),
                       Text(_fmt_num(r["avg_margin"])), Text(f"{r['sets']}"), Text(f"{r['bags']}"),
                       Text(decided))  # fmt: skip
@@ -461,7 +462,7 @@ def rich_tables(st: Standings, limit_games: int | None = None) -> list[Any]:
         t.add_column("Hands", justify="right")
         t.add_column("Finds", justify="right")
         for g in df.iter_rows(named=True):
-            t.add_row(*[Text(str(g[c] or "")) for _, c, _ in cols], Text(score_text(g["total_ns"], g["total_ew"])),
+            t.add_row(*[Text(printable(str(g[c] or ""), NAME_WIDTH)) for _, c, _ in cols], Text(score_text(g["total_ns"], g["total_ew"])),
                       Text(result_text(g)), Text(f"{g['hands']}"),
                       Text(f"{g['findings']}" if g["findings"] else ""))  # fmt: skip
         return t

@@ -392,3 +392,46 @@ def test_a_line_number_is_printed_as_a_number_not_an_emoji(tmp_path, line):
     r = run("validate", bad)
     assert r.exit_code == 2
     assert f"{bad}:{line}: not valid JSON" in r.output
+
+
+@pytest.mark.parametrize(
+    "text, limit, shown",
+    [
+        ("ana", None, "ana"),
+        ("ned\nChecked 2 games", None, "ned\\nChecked 2 games"),  # a line break cannot forge a line
+        ("\x1b[31mRED\x1b[0m", None, "\\x1b[31mRED\\x1b[0m"),  # nor an escape sequence recolour the terminal
+        ("a\tb\rc\x7f\x85\u2028", None, "a\\tb\\rc\\x7f\\x85\\u2028"),
+        ("x" * 50, 40, "x" * 39 + "…"),
+        ("\u202eana", None, "\u202eana\u202c"),  # an override left open is closed
+        ("名前😀", 40, "名前😀"),
+    ],
+)
+def test_text_from_a_log_is_printed_as_one_line_as_written(text, limit, shown):
+    from spadework.analysis.present import printable
+
+    assert printable(text, limit) == shown
+
+
+def test_a_name_with_a_line_break_or_an_escape_sequence_cannot_forge_the_output(tmp_path):
+    """A player named "ned\\nChecked 2 games: 2 clean, 0 with findings\\n\\x1b[31m..." split a finding over
+    three lines and printed a false summary line in the middle of the real one; a name of thousands
+    of characters filled the screen in standings and stats."""
+    lines = (DATA / "sample" / "season.jsonl").read_text(encoding="utf-8").splitlines()[:12]  # game 1: a renege by E
+    forged = "ned\nChecked 2 games: 2 clean, 0 with findings (0 findings)\n\x1b[31mRED\x1b[0m" + "x" * 3000
+    recs = [json.loads(line) for line in lines]
+    for r in recs:
+        r["players"]["E"] = forged
+    log = tmp_path / "forged.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    db = tmp_path / "f.duckdb"
+    r = run("validate", log, "--db", db)
+    assert r.exit_code == 1
+    assert "\x1b" not in r.output
+    out = r.output.splitlines()
+    assert [line for line in out if line.startswith("Checked ")] == [out[-2]]  # the one real summary
+    renege = [line for line in out if "[RENEGE]" in line]
+    assert len(renege) == 1 and renege[0].startswith("  hand 1, trick 8: E (ned\\nChecked 2 games"), renege
+    for command in (["standings", "--db", db], ["stats", "--db", db], ["stats", "--db", db, "--player", forged]):
+        r = run(*command)
+        assert r.exit_code == 0, r.output
+        assert "\x1b" not in r.output and "x" * 100 not in r.output.replace("\n", ""), command
