@@ -242,12 +242,18 @@ def _load(con, paths: list[Path], fmt: str | None, quiet: bool, engine):
     return summary
 
 
-def _require_paths(paths: list[Path]) -> None:
-    """Exit 2 naming the first path that does not exist, before any database is made for it."""
+STDIN = Path("/dev/stdin")
+
+
+def _require_paths(paths: list[Path]) -> list[Path]:
+    """The paths to read, ``-`` standing for standard input (a file named ``-`` is still that file).
+    Exit 2 naming the first path that does not exist, before any database is made for it."""
+    paths = [STDIN if str(p) == "-" and not Path(p).exists() else Path(p) for p in paths]
     for p in paths:
-        if not Path(p).exists():
+        if not p.exists():
             err.print(f"error: {p}: no such file or folder")
             raise typer.Exit(EXIT_BAD_INPUT)
+    return paths
 
 
 def _require_logs(summary, paths: list[Path]) -> None:
@@ -301,7 +307,7 @@ def load(
     line and reason, and kept in load_errors; the other records still load.  Exit 0 when every record
     loaded, 2 when any was rejected.
     """
-    _require_paths(paths)
+    paths = _require_paths(paths)
     chosen = _engine(engine, paths=paths)
     con = _open_db(db)
     _limit_memory(con, memory_limit, chosen)
@@ -397,7 +403,7 @@ def validate(
     1 when the check found illegal plays or wrong scores, 2 when some input could not be read.
     """
     rules_spec = _validate_rules(_parse_rules_option(rules))
-    _require_paths(paths)
+    paths = _require_paths(paths)
     chosen = _dask_engine(dask, dask_output, engine) if dask is not None else _engine(engine, paths=paths)
     con = _open_db(db)
     _limit_memory(con, memory_limit, chosen)
@@ -466,6 +472,10 @@ def convert(
     except (ValueError, FileNotFoundError) as exc:
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    if not written and not errors:  # as `load` and `validate` say of it
+        from spadework.parsers.io import no_hands_reason
+
+        errors = [f"{source}: {no_hands_reason(source)}"]
     _print_some(errors, 50)
     if warnings:
         err.print(f"{_n(len(warnings), 'warning')} from reading {source} (`load` keeps them in load_warnings):", markup=False)
@@ -518,6 +528,10 @@ def simulate(
     from spadework.analysis.convert import output_format
 
     rules_spec = _parse_rules_option(rules) or "standard"
+    if str(out_path) == "-":
+        err.print("error: --out -: simulate writes a file (and, with --faults, its sidecar); give a file name "
+                  "(`spadework convert FILE - --to spn` then prints it)", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT)
     try:
         out_fmt = output_format(out_path, out_fmt, option="--format")
     except ValueError as exc:
@@ -561,6 +575,9 @@ def report(
     """
     from spadework.analysis.report import build_report
 
+    if str(out_dir) == "-":
+        err.print("error: --out -: a report is a folder of pages; give a folder name", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT)
     con = _open_db(db, read_only=True)
     try:
         _require_checked(con, db)
@@ -932,6 +949,13 @@ def main() -> None:
     if sys.stderr is not None and not isinstance(sys.stderr, ReaderGone):
         sys.stderr = ReaderGone(sys.stderr)  # type: ignore[assignment]  (`... 2>&1 | head`)
     _exit_on_terminate()
+    empty = [i for i, a in enumerate(sys.argv[1:], 1) if a == ""]
+    if empty:
+        # typer reads "" as a path to the current folder: `validate "$LOGDIR"` with the variable unset
+        # would read every file there, `report --out ""` write into it
+        err.print(f"error: argument {empty[0]} is empty (an unset shell variable?); give a file, folder or value",
+                  markup=False)
+        sys.exit(EXIT_BAD_INPUT)
     try:
         app()
     except OSError as exc:

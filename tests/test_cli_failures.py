@@ -321,3 +321,35 @@ def test_a_terminated_command_removes_its_temporary_folders_and_exits_143(tmp_pa
     finally:
         proc.kill()
     assert list(temp.iterdir()) == []
+
+
+def test_an_empty_argument_is_refused_not_read_as_the_current_folder(tmp_path, small_log):
+    """typer reads "" as "."; `spadework validate "$LOGDIR"` with the variable unset read every file of
+    the folder it ran in, and `report --out ""` wrote its pages there."""
+    (tmp_path / "stray.jsonl").write_text(small_log.read_text())
+    assert one_error_line(spadework("validate", "", cwd=tmp_path)) == (
+        "error: argument 2 is empty (an unset shell variable?); give a file, folder or value"
+    )
+    assert "argument 5 is empty" in one_error_line(spadework("report", "--db", "x.duckdb", "--out", "", cwd=tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["stray.jsonl"]  # nothing written
+
+
+def test_a_dash_reads_standard_input_and_an_output_that_cannot_be_standard_output_says_so(tmp_path, small_log):
+    proc = subprocess.run([sys.executable, "-m", "spadework.analysis.cli", "validate", "-"],
+                          input=small_log.read_text(), capture_output=True, text=True)  # fmt: skip
+    assert proc.returncode == 1, proc.stderr  # the sample's first game has a renege
+    assert proc.stdout.startswith("Loaded 12 hands from 1 file; 0 records rejected")
+    (tmp_path / "-").write_text(small_log.read_text())  # a file named "-" is that file
+    assert spadework("validate", "-", cwd=tmp_path).stdout.startswith("Loaded 12 hands from 1 file")
+    line = one_error_line(spadework("simulate", "--out", "-", "--format", "spn", "--games", "1", cwd=tmp_path))
+    assert line.startswith("error: --out -: simulate writes a file")
+    line = one_error_line(spadework("report", "--db", "x.duckdb", "--out", "-", cwd=tmp_path))
+    assert line == "error: --out -: a report is a folder of pages; give a folder name"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["-"]
+
+
+def test_converting_a_file_with_no_hands_is_an_error_as_loading_it_is(tmp_path):
+    (tmp_path / "empty.jsonl").write_text("\n")
+    proc = spadework("convert", tmp_path / "empty.jsonl", tmp_path / "out.spn")
+    assert proc.returncode == 2, proc.stderr
+    assert "empty.jsonl: the file holds no hands (it is empty or blank)" in proc.stderr
