@@ -548,6 +548,8 @@ def simulate(
             out_path.parent.mkdir(parents=True, exist_ok=True)  # a new folder, as --db and report make one
             hands, rows = write_season(records, out_path, fmt=out_fmt, faults=planted if faults > 0 else None)
     except (RulesError, ValueError, OSError) as exc:
+        if isinstance(exc, OSError) and exc.filename is None:  # a write error (a full disk) names no file
+            exc = OSError(exc.errno, exc.strerror or str(exc), str(out_path))
         err.print(f"error: {_os_error_text(exc) if isinstance(exc, OSError) else exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
     out.print(
@@ -830,12 +832,17 @@ def solve(
             raise typer.Exit(EXIT_BAD_INPUT) from None
         items = batch.solve_lines(stream, source="<stdin>" if str(positions) == "-" else str(positions))
     bad = 0
-    try:
-        for item in items:
-            bad += _print_solved(item, as_json, numbered=positions is not None)
-    except (EOFError, OSError) as exc:  # a gzip cut off part way, a file gone
-        err.print(f"error: {positions}: cannot read the rest of the file ({exc})", markup=False)
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+    items = iter(items)
+    while True:
+        try:
+            item = next(items)
+        except StopIteration:
+            break
+        except (EOFError, OSError) as exc:  # a gzip cut off part way, a file gone
+            err.print(f"error: {positions}: cannot read the rest of the file ({exc})", markup=False)
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        # an error writing the answers (a full disk) names standard output, not the positions (main)
+        bad += _print_solved(item, as_json, numbered=positions is not None)
     raise typer.Exit(EXIT_BAD_INPUT if bad else EXIT_OK)
 
 

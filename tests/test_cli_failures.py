@@ -245,12 +245,22 @@ def test_a_database_path_that_cannot_be_one_is_a_sentence(tmp_path, small_log):
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
-def test_a_full_standard_output_is_named(small_log):
-    for args in (["validate", small_log], ["convert", small_log, "-", "--to", "jsonl"]):
+def test_a_full_standard_output_is_named(small_log, tmp_path):
+    """solve blamed its positions file ("cannot read the rest of the file") for a full standard output."""
+    pos = tmp_path / "pos.jsonl"
+    pos.write_text('{"deal": {"N": ["AS"], "E": ["KS"], "S": ["QS"], "W": ["JS"]}, "leader": "N"}\n')
+    for args in (["validate", small_log], ["convert", small_log, "-", "--to", "jsonl"], ["solve", pos, "--json"]):
         with open("/dev/full", "w") as full:
             proc = subprocess.run([sys.executable, "-m", "spadework.analysis.cli", *map(str, args)],
                                   stdout=full, stderr=subprocess.PIPE, text=True)
         assert proc.returncode == 2 and "error: standard output: no space left on device" in proc.stderr, proc.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_disk_under_a_simulated_season_names_the_file():
+    assert one_error_line(spadework("simulate", "--out", "/dev/full", "--format", "jsonl", "--games", "1", "-q")) == (
+        "error: /dev/full: no space left on device"
+    )
 
 
 @pytest.mark.parametrize("command", ["load", "validate"])
