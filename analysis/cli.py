@@ -188,6 +188,8 @@ def _open_failure(exc: Exception) -> str:
                 "or close it, then run this again")
     if "Is a directory" in text:
         return "it is a folder; give --db a file name (e.g. season.duckdb)"
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return _os_error_text(exc)
     return text
 
 
@@ -469,8 +471,11 @@ def convert(
     losses: list[str] = []
     try:
         written, errors = convert_file(source, target, in_fmt=fmt, out_fmt=to, warnings=warnings, losses=losses)
-    except (ValueError, FileNotFoundError) as exc:
+    except ValueError as exc:
         err.print(f"error: {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    except OSError as exc:  # the log gone, the output's folder a file or not there
+        err.print(f"error: {_os_error_text(exc)}", markup=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     if not written and not errors:  # as `load` and `validate` say of it
         from spadework.parsers.io import no_hands_reason
@@ -990,6 +995,13 @@ def _os_error_text(exc: OSError) -> str:
     if isinstance(exc, BrokenPipeError):
         reason = "the reader of the output went away (a closed pipe) before the command finished"
     name = exc.filename if exc.filename is not None else None
+    if isinstance(exc, (FileExistsError, NotADirectoryError)) and name is not None:
+        # making a folder (or a file inside one) where a file of that name already is
+        blocker = next((p for p in (Path(name), *Path(name).parents) if p.exists() and not p.is_dir()), None)
+        if blocker is not None:
+            name, reason = str(blocker), "is a file, where a folder is needed"
+    elif isinstance(exc, FileNotFoundError) and name is not None and not Path(name).parent.is_dir():
+        reason = "its folder does not exist and cannot be made there"
     if name is not None and exc.filename2 is not None:
         return f"{name} -> {exc.filename2}: {reason}"
     return f"{name}: {reason}" if name is not None else reason

@@ -47,13 +47,13 @@ def test_a_report_folder_that_is_a_file_is_one_error_line(tmp_path, small_log):
     blocker = tmp_path / "notadir"
     blocker.write_text("a file, not a folder")
     line = one_error_line(spadework("report", "--db", db, "--out", blocker))
-    assert "notadir" in line and "not a directory" in line
+    assert line == f"error: {blocker}: is a file, where a folder is needed"
 
 
 def test_a_conversion_it_cannot_write_is_one_error_line(tmp_path, small_log):
     (tmp_path / "notadir").write_text("x")
     line = one_error_line(spadework("convert", small_log, tmp_path / "notadir" / "x.jsonl"))
-    assert "notadir/x.jsonl: not a directory" in line
+    assert line == f"error: {tmp_path / 'notadir'}: is a file, where a folder is needed"
 
 
 def test_a_conversion_into_a_pipe_that_closes_early_exits_as_it_would_have(tmp_path):
@@ -363,3 +363,17 @@ def test_converting_a_file_with_no_hands_is_an_error_as_loading_it_is(tmp_path):
     proc = spadework("convert", tmp_path / "empty.jsonl", tmp_path / "out.spn")
     assert proc.returncode == 2, proc.stderr
     assert "empty.jsonl: the file holds no hands (it is empty or blank)" in proc.stderr
+
+
+def test_a_file_in_the_way_of_an_output_folder_is_named_in_one_sentence(tmp_path, small_log):
+    """`load --db afile/x.duckdb` printed "[Errno 17] File exists: ...", simulate "afile: file exists",
+    convert a raw errno, report "afile/players: not a directory"."""
+    (tmp_path / "afile").write_text("")
+    want = "error: afile: is a file, where a folder is needed"
+    for args in (["simulate", "--out", "afile/x.jsonl", "--games", "1", "-q"], ["convert", small_log, "afile/x.spn"],
+                 ["report", "--db", tmp_path / "s.duckdb", "--out", "afile"]):  # fmt: skip
+        if args[0] == "report":
+            assert spadework("validate", small_log, "--db", tmp_path / "s.duckdb").returncode == 1
+        assert one_error_line(spadework(*args, cwd=tmp_path)) == want, args
+    line = one_error_line(spadework("load", small_log, "--db", "afile/x.duckdb", cwd=tmp_path))
+    assert line == f"error: cannot open database afile/x.duckdb: {tmp_path / 'afile'}: is a file, where a folder is needed"
