@@ -239,6 +239,15 @@ class TruncatedFile(EOFError):
         super().__init__(f"the file is cut off or damaged {where} ({reason}); the records before it are read")
 
 
+def utf16_hint(text: str | bytes) -> str:
+    """``"; ... is the file UTF-16 without a byte-order mark? ..."`` for a line holding NUL characters
+    (UTF-16 text read as UTF-8: every other byte is NUL), else ``""``: appended to a reader's reason."""
+    nul = "\x00" if isinstance(text, str) else b"\x00"
+    if nul in text:
+        return "; the line holds NUL characters: is the file UTF-16 without a byte-order mark? Save it as UTF-8"
+    return ""
+
+
 NO_HANDS = "the file holds no hands (it is empty or blank)"
 NO_HAND_RECORDS = "the file holds no hands (it has text, but no hand record: a header, tags or comments alone)"
 

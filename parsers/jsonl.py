@@ -20,7 +20,7 @@ import orjson
 
 from spadework.parsers import jsontext
 from spadework.parsers.cards import CardError, parse_card, spellings
-from spadework.parsers.io import TruncatedFile, decode, iter_lines, iter_text_lines, raw_text, read_whole, strip_gz
+from spadework.parsers.io import TruncatedFile, decode, iter_lines, iter_text_lines, raw_text, read_whole, strip_gz, utf16_hint
 from spadework.parsers.model import SCHEMA, Bid, HandRecord, LoadError, RecordError, SideScore, Trick
 from spadework.parsers.seats import SEATS, SIDES, Seat, Side
 
@@ -359,10 +359,7 @@ def _parse_line(raw: bytes, source: str, n: int) -> Item | None:
         try:
             obj = jsontext.loads(text)
         except orjson.JSONDecodeError as exc:
-            hint = ""
-            if "\x00" in text:  # UTF-16 read as UTF-8: every other byte is NUL
-                hint = "; the line holds NUL characters: is the file UTF-16 without a byte-order mark? Save it as UTF-8"
-            raise RecordError(f"not valid JSON ({_short_json_error(exc)}){hint}") from None
+            raise RecordError(f"not valid JSON ({_short_json_error(exc)}){utf16_hint(text)}") from None
         return record_from_obj(obj, source, n, raw)
     except ValueError as exc:  # RecordError, CardError and decoding errors
         return LoadError(source, n, str(exc), raw_text(raw))

@@ -73,7 +73,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import IO, Any
 
-from spadework.parsers.io import LookAhead, TruncatedFile, decode, iter_lines, iter_text_lines, raw_text
+from spadework.parsers.io import LookAhead, TruncatedFile, decode, iter_lines, iter_text_lines, raw_text, utf16_hint
 from spadework.parsers.jsonl import KNOWN_KEYS, record_from_obj
 from spadework.parsers.model import HandRecord, LoadError, RecordError
 from spadework.parsers.seats import SEATS, SIDES, Seat
@@ -390,7 +390,7 @@ def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator
                         source,
                         n,
                         f"line {n}: this is not a score sheet's header: it names none of the columns "
-                        + ",".join(REQUIRED_COLUMNS) + "; no row of this file can be read",
+                        + ",".join(REQUIRED_COLUMNS) + "; no row of this file can be read" + utf16_hint(raw),
                         raw_text(raw),
                     )
                     return

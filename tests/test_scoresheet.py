@@ -369,3 +369,12 @@ def test_parentheses_are_a_minus_only_where_a_number_may_be_negative(column, cel
     cells[column] = cell
     (err,) = items(HEADER + "\n" + ",".join(cells[c] for c in scoresheet.REQUIRED_COLUMNS) + "\n")
     assert isinstance(err, LoadError) and f"{column} '{cell}' is not a whole number" in err.message
+
+
+def test_a_utf16_sheet_without_a_byte_order_mark_gets_the_same_hint_as_json_lines(tmp_path):
+    text = (Path(__file__).resolve().parents[1] / "data" / "scoresheet.csv").read_text(encoding="utf-8")
+    sheet = tmp_path / "u16.csv"
+    sheet.write_bytes(text.encode("utf-16-le"))
+    (err,) = [e for e in scoresheet.load(sheet) if isinstance(e, LoadError)]
+    assert err.source_line == 1 and "this is not a score sheet's header" in err.message
+    assert err.message.endswith("is the file UTF-16 without a byte-order mark? Save it as UTF-8")
