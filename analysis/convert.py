@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spadework.parsers import formats
+from spadework.parsers.db import appears_twice, out_of_range, rejected_record
 from spadework.parsers.io import strip_gz
 from spadework.parsers.model import HandRecord, LoadError, located
 
@@ -84,18 +85,26 @@ def convert_file(
         except OSError:  # a file where a folder should be: opening the target names it
             pass
     errors: list[LoadError] = []
+    first_line: dict[tuple[str, int], int | None] = {}  # (game_id, hand) -> the line that gave it
 
     def records():
         for item in formats.load(source, fmt=in_fmt):
             if isinstance(item, LoadError):
                 errors.append(item)
-            else:
-                place = (item.source_file or os.fspath(source), item.source_line or 0)
-                if warnings is not None and item.warnings:
-                    warnings.extend(located(*place, w) for w in item.warnings)
-                if losses is not None and fmt == "csv":
-                    losses.extend(located(*place, w) for w in score_sheet_losses(item))
-                yield _for_score_sheet(item) if fmt == "csv" else item
+                continue
+            # what `load` rejects of a readable record is rejected here too, with the same reason
+            key = (item.game_id, item.hand)
+            problem = out_of_range(item) or (appears_twice(key, first_line[key]) if key in first_line else None)
+            if problem is not None:
+                errors.append(rejected_record(item, item.source_file or os.fspath(source), problem))
+                continue
+            first_line[key] = item.source_line
+            place = (item.source_file or os.fspath(source), item.source_line or 0)
+            if warnings is not None and item.warnings:
+                warnings.extend(located(*place, w) for w in item.warnings)
+            if losses is not None and fmt == "csv":
+                losses.extend(located(*place, w) for w in score_sheet_losses(item))
+            yield _for_score_sheet(item) if fmt == "csv" else item
 
     if to_stdout:  # standard output (``--to`` says the format); left open for the caller
         raw = open(sys.stdout.fileno(), "wb", closefd=False)

@@ -317,7 +317,7 @@ def out_of_range(rec: HandRecord) -> str | None:
     return None
 
 
-def _rejected(rec: HandRecord, source: str, reason: str) -> LoadError:
+def rejected_record(rec: HandRecord, source: str, reason: str) -> LoadError:
     """A readable record the loader will not write (a hand given twice, a number out of range), as a
     load error carrying the record's text as written (``rec.source_text``), or its canonical JSON
     where the format has no text of one record (a Trickster game's hands, an item of a JSON array)."""
@@ -488,7 +488,7 @@ def _forget_file(con: duckdb.DuckDBPyConnection, source: str) -> None:
     _forget_files(con, [source])
 
 
-def _appears_twice(key: tuple[str, int], first_line: int | None) -> str:
+def appears_twice(key: tuple[str, int], first_line: int | None) -> str:
     """The load error of a second record of ``key`` (game_id, hand) in one file."""
     where = f" (first at line {first_line})" if first_line is not None else ""
     return f"hand {key[1]} of game {key[0]!r} appears twice in this file{where}"
@@ -582,12 +582,12 @@ class _Loader:
                 else:
                     key = (item.game_id, item.hand)
                     if key in seen:
-                        self.errors.append(_rejected(item, source, _appears_twice(key, seen[key])))
+                        self.errors.append(rejected_record(item, source, appears_twice(key, seen[key])))
                         result.errors += 1
                         continue
                     problem = out_of_range(item)
                     if problem:
-                        self.errors.append(_rejected(item, source, problem))
+                        self.errors.append(rejected_record(item, source, problem))
                         result.errors += 1
                         continue
                     seen[key] = item.source_line
@@ -626,7 +626,7 @@ class _Loader:
         keep: list[int] = []
         for j, key in enumerate(keys):
             if key in seen:
-                self.errors.append(_rejected(record(j), source, _appears_twice(key, seen[key])))
+                self.errors.append(rejected_record(record(j), source, appears_twice(key, seen[key])))
                 result.errors += 1
                 continue
             seen[key] = lines[j]
@@ -704,7 +704,7 @@ class _Loader:
                 clash = here.get(key)
             if clash is not None:
                 self.errors.append(
-                    _rejected(
+                    rejected_record(
                         rec if isinstance(rec, HandRecord) else rec[0].record(rec[1]),
                         source,
                         f"hand {key[1]} of game {key[0]!r} is already loaded from {clash[0]}:{clash[1]}; not loaded "

@@ -377,3 +377,23 @@ def test_a_file_in_the_way_of_an_output_folder_is_named_in_one_sentence(tmp_path
         assert one_error_line(spadework(*args, cwd=tmp_path)) == want, args
     line = one_error_line(spadework("load", small_log, "--db", "afile/x.duckdb", cwd=tmp_path))
     assert line == f"error: cannot open database afile/x.duckdb: {tmp_path / 'afile'}: is a file, where a folder is needed"
+
+
+def test_convert_rejects_what_load_rejects_with_the_same_reasons(tmp_path, small_log):
+    """convert wrote a hand given twice and a hand numbered 10**30 and said 0 records could not be
+    read, where load and validate reject both."""
+    import json
+
+    lines = small_log.read_text().splitlines()
+    huge = json.loads(lines[1])
+    huge["hand"] = 10**30
+    log = tmp_path / "twice.jsonl"
+    log.write_text("\n".join([lines[0], json.dumps(huge), lines[2], lines[0]]) + "\n")
+    proc = spadework("convert", log, tmp_path / "out.spn")
+    assert proc.returncode == 2, proc.stderr
+    doc = json.loads(spadework("validate", log, "--json").stdout)
+    reasons = [f"{e['source_file']}:{e['source_line']}: {e['message']}" for e in doc["load_errors"]]
+    assert len(reasons) == 2 and "appears twice in this file (first at line 1)" in reasons[1]
+    for reason in reasons:
+        assert f"  {reason}" in proc.stderr, (reason, proc.stderr)
+    assert "Wrote 2 hands to" in proc.stdout and "2 records could not be read" in proc.stdout

@@ -81,11 +81,12 @@ _TRIMMED = st.text(st.characters(exclude_categories=("Cs", "Zs", "Cc", "Zl", "Zp
 
 def _sheet_text(text: str | None) -> str | None:
     """A text cell after a trip through the sheet: a carriage return written as a line break; kept
-    exactly (line breaks inside, spaces at either end too), or none when only white space is left."""
+    exactly (line breaks inside, spaces at either end too, white space alone: the writer marks it),
+    or none when empty."""
     if text is None:
         return None
     cell = text.replace("\r\n", "\n").replace("\r", "\n")
-    return cell if cell.strip() else None
+    return cell if cell else None
 
 
 @FAST

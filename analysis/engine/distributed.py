@@ -242,7 +242,7 @@ class ReadResult:
 
 def _needs_line(rec) -> bool:
     """Whether a rejected record's load-error text depends on its line number: when the record has
-    no text as written and JSON cannot carry one of its numbers, :func:`spadework.parsers.db._rejected`
+    no text as written and JSON cannot carry one of its numbers, :func:`spadework.parsers.db.rejected_record`
     writes ``repr(rec)``."""
     from spadework.parsers.jsonl import dumps_record
 
@@ -271,12 +271,12 @@ class _Collector:
 
     def record(self, piece: Piece, seq: int, rec) -> bool:
         """Add a record the Python parser read; True when it is a hand that may load."""
-        from spadework.parsers.db import INT_MAX, INT_MIN, _rejected, hand_row, out_of_range
+        from spadework.parsers.db import INT_MAX, INT_MIN, rejected_record, hand_row, out_of_range
 
         problem = out_of_range(rec)
         extra = {"_turn": piece.turn, "_chunk": piece.chunk, "_seq": seq}
         if problem:
-            err = _rejected(rec, piece.source, problem)
+            err = rejected_record(rec, piece.source, problem)
             raw: str | None = err.raw
             if piece.route == "range" and _needs_line(rec):
                 raw = None  # its text names its line, known once every range is read: read again later
@@ -655,7 +655,7 @@ def settle_and_check(
 def rejected_errors(path: str, source: str, fmt: str | None, route: str, wanted: list[Rejection]) -> list[tuple]:
     """The ``load_errors`` rows ``(source_file, source_line, message, raw)`` of the rejected hands
     ``wanted`` of one file: the record read again by the Python parser, as the loaders do."""
-    from spadework.parsers.db import _rejected
+    from spadework.parsers.db import rejected_record
 
     out = []
     if route == "fast":  # JSON Lines: by line number
@@ -666,7 +666,7 @@ def rejected_errors(path: str, source: str, fmt: str | None, route: str, wanted:
         raws = read_lines(path, lines)
         for n, r in lines.items():
             rec = _parse_python(source, n, raws[n])
-            e = _rejected(rec, source, r.message)
+            e = rejected_record(rec, source, r.message)
             out.append((e.source_file, e.source_line, e.message, e.raw))
         return out
     from spadework.parsers import formats
@@ -676,7 +676,7 @@ def rejected_errors(path: str, source: str, fmt: str | None, route: str, wanted:
     items = _with_empty_check(formats.load(path, fmt=fmt, source=source), path, source)
     for seq, item in enumerate(items):
         if seq in by_seq:
-            e = _rejected(item, source, by_seq[seq].message)
+            e = rejected_record(item, source, by_seq[seq].message)
             out.append((e.source_file, e.source_line, e.message, e.raw))
     return out
 

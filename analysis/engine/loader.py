@@ -46,12 +46,13 @@ from spadework.parsers.db import (
     _forget_file,
     _Loader,
     _Progress,
-    _rejected,
     _with_empty_check,
+    appears_twice,
     ensure_storage,
     log_files,
     no_hands_error,
     out_of_range,
+    rejected_record,
     row_keys,
 )
 from spadework.analysis.engine.storage import RowGroupWriter
@@ -516,7 +517,7 @@ def _settle_file(con, path: str | os.PathLike[str], source: str, result: FileRes
         for n, kind in lst:
             rec = record(n)
             if first is not None and n > first[0]:
-                errors.append(_rejected(rec, source, f"hand {rec.hand} of game {rec.game_id!r} appears twice in this file (first at line {first[0]})"))
+                errors.append(rejected_record(rec, source, appears_twice((rec.game_id, rec.hand), first[0])))
                 if kind == "row":
                     result.hands -= 1
                     result.warnings -= len(rec.warnings)
@@ -528,7 +529,7 @@ def _settle_file(con, path: str | os.PathLike[str], source: str, result: FileRes
                 else:
                     f, ln = clash[n]
                     errors.append(
-                        _rejected(
+                        rejected_record(
                             rec,
                             source,
                             f"hand {rec.hand} of game {rec.game_id!r} is already loaded from {f}:{ln}; not loaded "
@@ -537,7 +538,7 @@ def _settle_file(con, path: str | os.PathLike[str], source: str, result: FileRes
                     )
                     result.errors += 1
             else:
-                errors.append(_rejected(rec, source, out_of_range(rec) or "out of range"))
+                errors.append(rejected_record(rec, source, out_of_range(rec) or "out of range"))
                 result.errors += 1
     if redo:
         keys = pa.table({"game_id": [k[0] for k in redo], "hand": pa.array([k[1] for k in redo], pa.int64())})
