@@ -468,7 +468,7 @@ class Table:
         for _, label, kind in self.columns:
             t.add_column(label, justify="right" if kind in ("rate", "pts", "mean", "signed", "int") else "left")
         for r, cells in zip(self.rows, self.cells()):
-            t.add_row(*[Text(printable(c, NAME_WIDTH)) for c in cells], style="bold" if self._marked(r) else "")
+            t.add_row(*[Text(printable(c)) for c in cells], style="bold" if self._marked(r) else "")
         # never Jupyter's display: rich would show the text there too, beside _repr_html_'s table
         console = Console(width=200, record=True, file=__import__("io").StringIO(), force_jupyter=False, emoji=False)
         console.print(t)

@@ -11,6 +11,7 @@ object of one hand and the record; the other formats reuse them.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -351,6 +352,35 @@ def record_to_obj(rec: HandRecord) -> dict[str, Any]:
 # --- streams ------------------------------------------------------------------------------------
 
 
+def _key_count(value: Any) -> int:
+    if isinstance(value, dict):
+        return len(value) + sum(_key_count(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_key_count(v) for v in value)
+    return 0
+
+
+def repeated_key(text: str | bytes, obj: Any) -> str | None:
+    """A key given twice in one object of the JSON ``text`` (parsed as ``obj``, where the last one
+    silently won), or ``None``.  JSON leaves open which of the two counts, so a reader must not
+    pick one: a line with ``"hand": 2, "hand": 3`` was read as hand 3, and the next line, the real
+    hand 3, was the one rejected.  Cheap for the usual line: its keys are counted in the text (each
+    ends in ``":``) and in ``obj``, and only a line where the counts differ (a repeated key, or a
+    ``":`` inside a string, or a space before a colon) is read again key by key."""
+    if text.count(b'":' if isinstance(text, bytes) else '":') == _key_count(obj):
+        return None
+    found: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [k for k, _ in items]
+        if not found and len(set(keys)) < len(keys):
+            found.append(next(k for i, k in enumerate(keys) if k in keys[:i]))
+        return dict(items)
+
+    json.loads(text, object_pairs_hook=pairs)
+    return found[0] if found else None
+
+
 def _parse_line(raw: bytes, source: str, n: int) -> Item | None:
     try:
         text = decode(raw)
@@ -360,6 +390,9 @@ def _parse_line(raw: bytes, source: str, n: int) -> Item | None:
             obj = jsontext.loads(text)
         except orjson.JSONDecodeError as exc:
             raise RecordError(f"not valid JSON ({_short_json_error(exc)}){utf16_hint(text)}") from None
+        key = repeated_key(text, obj)
+        if key is not None:
+            raise RecordError(f"the key {key!r} is given twice in one object (JSON does not say which counts)")
         return record_from_obj(obj, source, n, raw)
     except ValueError as exc:  # RecordError, CardError and decoding errors
         return LoadError(source, n, str(exc), raw_text(raw))

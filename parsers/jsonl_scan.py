@@ -1419,6 +1419,21 @@ def _settle_lines(b, starts, ends, idx, ints, strs, xbuf, status):
         status[i] = OK
 
 
+class _Repeated(ValueError):
+    """A key given twice in one object: the Python parser rejects the line (``jsonl.repeated_key``)."""
+
+
+def _rewritten(text: bytes) -> bytes:
+    """JSON text as the Python loader stores it (orjson's, whole numbers exact); raises
+    :class:`_Repeated` for a key given twice in one object, which the Python parser rejects."""
+    from spadework.parsers.jsonl import repeated_key
+
+    obj = jsontext.loads(text)
+    if repeated_key(text, obj) is not None:
+        raise _Repeated(text)
+    return jsontext.dumps(obj).encode()
+
+
 def _settle_in_python(buf, starts, ends, status, ints, strs, xbuf) -> None:
     """Lines marked :data:`_SETTLE`: orjson reads their ``rules`` object (in the block) and their
     extensions (copied as written to ``xbuf``) and writes them back as the Python loader stores
@@ -1431,9 +1446,9 @@ def _settle_in_python(buf, starts, ends, status, ints, strs, xbuf) -> None:
         bits = int(ints[i, I_ESCAPED])
         st, rs, rn = int(starts[i]), int(strs[i, 2 * F_RULES]), int(strs[i, 2 * F_RULES + 1])
         try:
-            ext = jsontext.dumps(jsontext.loads(xbuf[st : st + ints[i, I_EXT_LEN]].tobytes())).encode() if (bits >> _PY_EXT_BIT) & 1 else None
-            rules = jsontext.dumps(jsontext.loads(buf[rs : rs + rn].tobytes())).encode() if (bits >> _PY_RULES_BIT) & 1 else None
-        except (orjson.JSONDecodeError, TypeError):
+            ext = _rewritten(xbuf[st : st + ints[i, I_EXT_LEN]].tobytes()) if (bits >> _PY_EXT_BIT) & 1 else None
+            rules = _rewritten(buf[rs : rs + rn].tobytes()) if (bits >> _PY_RULES_BIT) & 1 else None
+        except (orjson.JSONDecodeError, TypeError, _Repeated):
             status[i] = PYTHON
             continue
         if (ext is not None and len(ext) > ends[i] - st) or (rules is not None and len(rules) > rn):

@@ -71,3 +71,29 @@ def test_a_json_file_of_lines_is_still_read_as_lines(tmp_path):
     items = list(formats.load(path))
     assert [type(i).__name__ for i in items] == ["HandRecord", "HandRecord", "LoadError"]
     assert items[2].source_line == 3
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_a_key_given_twice_in_one_object_rejects_its_line(tmp_path, engine):
+    """JSON does not say which of two equal keys counts; orjson kept the last, so `"hand": 2, "hand": 3`
+    read as hand 3, and the real hand 3 on the next line was the one rejected (found by a user audit)."""
+    good = [line(game_id="dup", hand=h) for h in (1, 2, 3)]
+    top = good[1].replace('"hand":2', '"hand":2,"hand":3', 1)
+    nested = good[1].replace('"leader":', '"leader":"N","leader":', 1)
+    players = good[1].replace('"players":{', '"players":{"N":"zed",', 1)
+    colon_in_a_name = json.loads(good[1])
+    colon_in_a_name["players"]["N"] = 'a":b'
+    spaced = json.dumps(json.loads(good[1]), separators=(" , ", " : "))
+    cases = {"top": (top, "hand"), "nested": (nested, "leader"), "players": (players, "N"),
+             "colon in a name": (json.dumps(colon_in_a_name), None), "spaced": (spaced, None)}  # fmt: skip
+    for name, (text, key) in cases.items():
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("\n".join([good[0], text, good[2]]) + "\n")
+        con = loaded(path, engine)
+        errors = con.execute("SELECT source_line, message FROM load_errors").fetchall()
+        hands = [h for (h,) in con.execute("SELECT hand FROM hands ORDER BY hand").fetchall()]
+        if key is None:
+            assert (errors, hands) == ([], [1, 2, 3]), name
+        else:
+            assert errors == [(2, f"the key {key!r} is given twice in one object (JSON does not say which counts)")], name
+            assert hands == [1, 3], name

@@ -325,11 +325,12 @@ def test_a_rules_object_written_by_json_dumps_is_read_by_compiled_code(tmp_path,
     )
     lines = [json.dumps(dict(o, rules=rules[k % len(rules)])).encode() for k, o in enumerate(objs)]
     lines += [orjson.dumps(dict(objs[0], rules=rules[2 + k % 2])) for k in range(2)]  # and without spaces
-    # JSON the scanner leaves to orjson (a repeated key: orjson keeps the last; a float; escapes)
-    lines.append(orjson.dumps(dict(objs[1], game_id="dup", rules=rules[3])).replace(b'"min":6', b'"min":6,"min":7'))
+    # JSON the scanner leaves to orjson (a float; escapes)
     odd = {"preset": "standard", "target": 2.5e2, "x_note": 'caf\u00e9 "q" \\ \t'}
     lines.append(json.dumps(dict(objs[1], game_id="odd", rules=odd)).encode().replace(b"250.0", b"2.50E2"))
     n_fast = len(lines)
+    # a repeated key: the Python parser's, which rejects the line (JSON does not say which counts)
+    lines.append(orjson.dumps(dict(objs[1], game_id="dup", rules=rules[3])).replace(b'"min":6', b'"min":6,"min":7'))
     grows = json.dumps(dict(objs[1], game_id="grows", rules={"target": 1e9})).encode().replace(b"1000000000.0", b"1e9")
     lines.append(grows)  # orjson writes 1000000000.0, longer than the text read: the Python parser's
     lines.append(orjson.dumps(dict(objs[1], game_id="list", rules=["standard"])))  # an error: the Python parser's
@@ -337,12 +338,14 @@ def test_a_rules_object_written_by_json_dumps_is_read_by_compiled_code(tmp_path,
     path = tmp_path / "dumps.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
     _, fast, stats = assert_same_load([path])
-    assert lines_read(stats, mode) == ((n_fast, 3) if mode == "per file" else (0, 0))
+    assert lines_read(stats, mode) == ((n_fast, 4) if mode == "per file" else (0, 0))
     stored = {r[0] for r in fast.execute("SELECT DISTINCT rules FROM hands WHERE game_id NOT IN ('dup', 'odd', 'grows')").fetchall()}
     assert stored == {orjson.dumps(r).decode() for r in rules}
     got = dict(fast.execute("SELECT game_id, rules FROM hands WHERE game_id IN ('dup', 'odd', 'grows')").fetchall())
+    assert fast.execute("SELECT message FROM load_errors WHERE source_line = ?", [n_fast + 1]).fetchall() == [
+        ("the key 'min' is given twice in one object (JSON does not say which counts)",)
+    ]
     assert got == {
-        "dup": orjson.dumps(dict(rules[3], blind_bids={"min": 7, "behind": 100})).decode(),
         "odd": orjson.dumps(odd).decode(),
         "grows": '{"target":1000000000.0}',
     }
@@ -393,8 +396,10 @@ def test_broken_values_in_rules_and_extensions_are_the_python_parsers_errors(tmp
         d(6, x_s="?").replace(b'"?"', b'"a\\qb"'),  # an escape JSON has not
         d(7, x_o="?").replace(b'"?"', b'{"a":1,}'),
         d(8, x_s="?").replace(b'"?"', b'"tab\there"'),  # a raw control character
+        d(9, rules="?").replace(b'"?"', b'{"target":1.5e2,"target":300}'),  # a repeated key: which counts?
+        d(10, x_o="?").replace(b'"?"', b'{"a":[{"b":1,"b":2.5}]}'),
     ]
-    read = [d(9, rules="?").replace(b'"?"', b'{"target":1.5e2,"target":300}')]  # orjson keeps the last
+    read = [d(11, rules="?").replace(b'"?"', b'{"target":1.5e2,"x_note":"a\\":b"}')]  # '":' inside a string
     path = tmp_path / "broken.jsonl"
     path.write_bytes(b"\n".join(broken + read) + b"\n")
     ref, _, stats = assert_same_load([path])
@@ -413,9 +418,9 @@ def _deep(depth: int):
 def test_extension_keys_are_read_by_compiled_code_and_stored_as_the_python_loader_does(tmp_path, mode):
     """``x_*`` keys anywhere in the line, ``extras`` stored as the Python loader stores them (orjson's
     text): plain values (strings, whole numbers, literals, arrays and objects of them, nested) are
-    written back by the scanner; floats, escapes and repeated keys within a value by orjson, on the
-    compiled path too; nesting deeper than MAX_DEPTH, a repeated extension key, a value orjson
-    refuses or an unknown key go to the Python parser."""
+    written back by the scanner; floats and escapes within a value by orjson, on the compiled path
+    too; nesting deeper than MAX_DEPTH, a repeated key (an extension's, or one within a value), a
+    value orjson refuses or an unknown key go to the Python parser."""
     from spadework.parsers.jsonl_scan import MAX_DEPTH
 
     import json
@@ -438,14 +443,16 @@ def test_extension_keys_are_read_by_compiled_code_and_stored_as_the_python_loade
         first = {key: v for key, v in ext.items() if k % 2}  # before the known keys, or after them
         line = {**first, **o, **{key: v for key, v in ext.items() if key not in first}}
         lines.append(json.dumps(line, ensure_ascii=k % 3 == 0).encode())
-    repeated = {  # orjson keeps a repeated key's last value, in the first one's place
-        "dupobj": ({"x_o": {"a": 1}}, b'{"a":1}', b'{"a":1,"a":2}', {"x_o": {"a": 2}}),
-        "dupdeep": ({"x_o": [{"a": [{"k": 1, "j": {"b": 2}}]}]}, b'{"b":2}', b'{"b":2,"c":[],"b":3}', {"x_o": [{"a": [{"k": 1, "j": {"b": 3, "c": []}}]}]}),
-    }  # fmt: skip
-    repeated["grows"] = ({"x_n": "?"}, b'"?"', b"1e9", {"x_n": 1e9})  # longer as orjson writes it: fits
+    repeated = {"grows": ({"x_n": "?"}, b'"?"', b"1e9", {"x_n": 1e9})}  # longer as orjson writes it: fits
     for gid, (ext, old, new, _) in repeated.items():
         lines.append(orjson.dumps(dict(objs[1], game_id=gid, **ext)).replace(old, new))
     n_fast = len(lines)
+    twice = {  # a key repeated within a value: the Python parser's, which rejects the line
+        "py-dupobj": ({"x_o": {"a": 1}}, b'{"a":1}', b'{"a":1,"a":2}'),
+        "py-dupdeep": ({"x_o": [{"a": [{"k": 1, "j": {"b": 2}}]}]}, b'{"b":2}', b'{"b":2,"c":[],"b":3}'),
+    }  # fmt: skip
+    for gid, (ext, old, new) in twice.items():
+        lines.append(orjson.dumps(dict(objs[1], game_id=gid, **ext)).replace(old, new))
     python = [
         dict(objs[0], x_deep=_deep(MAX_DEPTH + 1)),
         dict(objs[0], other=1),  # an unknown key: a warning, the Python loader's
