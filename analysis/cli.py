@@ -1000,8 +1000,6 @@ def _os_error_text(exc: OSError) -> str:
         blocker = next((p for p in (Path(name), *Path(name).parents) if p.exists() and not p.is_dir()), None)
         if blocker is not None:
             name, reason = str(blocker), "is a file, where a folder is needed"
-    elif isinstance(exc, FileNotFoundError) and name is not None and not Path(name).parent.is_dir():
-        reason = "its folder does not exist and cannot be made there"
     if name is not None and exc.filename2 is not None:
         return f"{name} -> {exc.filename2}: {reason}"
     return f"{name}: {reason}" if name is not None else reason

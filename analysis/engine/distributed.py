@@ -271,7 +271,7 @@ class _Collector:
 
     def record(self, piece: Piece, seq: int, rec) -> bool:
         """Add a record the Python parser read; True when it is a hand that may load."""
-        from spadework.parsers.db import INT_MAX, INT_MIN, rejected_record, hand_row, out_of_range
+        from spadework.parsers.db import INT_MAX, INT_MIN, hand_row, out_of_range, rejected_record
 
         problem = out_of_range(rec)
         extra = {"_turn": piece.turn, "_chunk": piece.chunk, "_seq": seq}
