@@ -503,16 +503,16 @@ def test_default_club_is_documented():
 
 
 @pytest.mark.slow
-def test_two_thousand_games_with_faults_found_exactly():
-    records, faults = simulate_season(12, 2000, 2026, "standard", 0.05)
+def test_twelve_hundred_games_with_faults_found_exactly():
+    records, faults = simulate_season(12, 1200, 2026, "standard", 0.05)
     expected = assert_exact(records, faults)
-    assert len(expected) > 800
+    assert len(expected) > 1000
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("rules", ["barmore", "nyc", "openspiel"])
-def test_five_hundred_games_per_preset_with_faults_found_exactly(rules):
-    records, faults = simulate_season(12, 500, 2027, rules, 0.05)
+def test_three_hundred_games_per_preset_with_faults_found_exactly(rules):
+    records, faults = simulate_season(12, 300, 2027, rules, 0.05)
     assert_exact(records, faults)
 
 

@@ -209,7 +209,7 @@ def test_equals_exhaustive_search_on_five_trick_endings_with_a_warm_table():
     # one small table across positions: entries stored for one position are matched by others
     rng = random.Random(55)
     s = Solver(tt_bits=14)
-    for i in range(15 * SCALE):
+    for i in range(9 * SCALE):
         pos = random_ending(rng, get_ruleset("standard"), 5, broken=i % 3 != 0, trick_cards=0)
         _compare(s, pos, None)
 
