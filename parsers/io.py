@@ -301,31 +301,26 @@ def head_bytes(path: str | os.PathLike[str], size: int = 4096) -> bytes:
     A gzip file cut off (or damaged) within its first ``size`` bytes gives the bytes before the
     damage, so it is still recognised by its content and its reader keeps the records before it;
     a file that cannot be opened gives ``b""``."""
-    out = bytearray()
     try:
-        with open_binary(path) as f:
-            read = getattr(f, "read1", f.read)  # one decompressed piece at a time: an error loses none read before
-            while len(out) < size:
-                piece = read(min(65536, size - len(out)))
-                if not piece:
-                    break
-                out += piece
-    except (OSError, EOFError, zlib.error):
-        pass
-    return bytes(out)
+        return read_whole(path, size)[0]
+    except (OSError, EOFError, zlib.error):  # unreadable, or a gzip header cut off
+        return b""
 
 
-def read_whole(path: str | os.PathLike[str]) -> tuple[bytes, TruncatedFile | None]:
-    """A file's whole content (after un-gzipping, as :func:`open_binary` gives it) and ``None``; or,
-    for a gzip file cut off or damaged, the bytes before the damage and the :class:`TruncatedFile`
-    naming the last whole line among them (for a reader that needs the whole document, such as a
-    ``.json`` array, to keep what came before the damage).  Raises ``OSError`` for a file it cannot
-    open."""
+def read_whole(path: str | os.PathLike[str], limit: int | None = None) -> tuple[bytes, TruncatedFile | None]:
+    """A file's whole content (after un-gzipping, as :func:`open_binary` gives it; at most ``limit``
+    bytes) and ``None``; or, for a gzip file cut off or damaged, the bytes before the damage and the
+    :class:`TruncatedFile` naming the last whole line among them (for a reader that needs the whole
+    document, such as a ``.json`` array, to keep what came before the damage).  Raises ``OSError``
+    for a file it cannot open."""
     out = bytearray()
     with open_binary(path) as f:
-        read = getattr(f, "read1", f.read)
+        read = getattr(f, "read1", f.read)  # one decompressed piece at a time: an error loses none read before
         try:
-            while piece := read(1 << 20):
+            while limit is None or len(out) < limit:
+                piece = read(1 << 20 if limit is None else min(1 << 20, limit - len(out)))
+                if not piece:
+                    break
                 out += piece
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
             return bytes(out), TruncatedFile(out.count(b"\n"), str(exc) or type(exc).__name__)
