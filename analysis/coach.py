@@ -32,6 +32,10 @@ TABLE_COLUMNS = (
 LEAK_Z = 2.0
 """|z| from which a gap in the wrong direction is called a ``leak`` (and in the right one a ``strength``)."""
 
+VERDICT_MIN_N = stats.MIN_N
+"""The fewest observations a player needs before a gap gets a verdict (the pooled z is a
+large-sample test; see :data:`spadework.analysis.stats.MIN_N`)."""
+
 
 def open_database(
     path: str | os.PathLike[str] = "data/sample/season.duckdb", freeze: bool = True, search_parents: bool = True
@@ -100,8 +104,10 @@ def _z(kind: str, pv, pse, pn, pk, fv, fse, fn, fk) -> float | None:
     return (pv - fv) / se
 
 
-def _verdict(z: float | None, better: str | None) -> str:
-    if z is None or abs(z) < LEAK_Z:
+def _verdict(z: float | None, better: str | None, n: int) -> str:
+    """``leak`` / ``strength`` (or ``higher`` / ``lower`` for a metric with no better direction) when
+    |z| >= :data:`LEAK_Z` over at least :data:`VERDICT_MIN_N` of the player's observations, else ``""``."""
+    if z is None or abs(z) < LEAK_Z or n < VERDICT_MIN_N:
         return ""
     if better is None:
         return "higher" if z > 0 else "lower"
@@ -228,7 +234,7 @@ def player_tables(
                     "field_high": f["high"],
                     "gap": None if pv is None or fv is None or meta.kind == "count" else pv - fv,
                     "z": None if meta.kind == "count" else z,
-                    "verdict": _verdict(z, meta.better),
+                    "verdict": _verdict(z, meta.better, p.get("n", 0) or 0),
                 }
             )
     return pl.DataFrame(rows, schema={"player": pl.String, **_SCHEMA})
@@ -247,8 +253,8 @@ def player_table(
     ``gap`` = player - field; ``z`` = gap over its standard error, pooling player and field
     (two-proportion pooled for rates, pooled variance for means, so a player with three identical
     values does not get a huge z; null when it cannot be estimated); ``verdict``: ``leak`` /
-    ``strength`` when |z| >= 2 and the metric has a better direction, ``higher`` / ``lower`` when it has
-    none, else empty.  Units as in :func:`spadework.analysis.metrics.describe` (rates are 0..1).
+    ``strength`` when |z| >= 2 over at least :data:`VERDICT_MIN_N` observations and the metric has a
+    better direction, ``higher`` / ``lower`` when it has none, else empty.  Units as in :func:`spadework.analysis.metrics.describe` (rates are 0..1).
 
     Raises ``ValueError`` when ``player`` never sat at a table (the message lists the players).
     """
@@ -259,7 +265,7 @@ def leaks(
     con,
     player: str,
     filters: metrics.Filters | Mapping[str, Any] | None = None,
-    min_n: int = 5,
+    min_n: int = VERDICT_MIN_N,
 ) -> pl.DataFrame:
     """:func:`player_table` with the biggest gaps first (by |z|), leaving out metrics the player has
     fewer than ``min_n`` observations of and the plain hand count."""
@@ -411,7 +417,8 @@ def rich_table(df: pl.DataFrame, player: str | None = None):
     rows = [r for r in rows if r["player_n"] and r["player_value"] is not None]
     notes = [
         "Rates in per cent. gap = player - field. leak / strength: the gap is at least two standard "
-        "errors, in the worse / better direction; higher / lower: the same where neither is better."
+        f"errors, in the worse / better direction, over at least {VERDICT_MIN_N} observations; higher / lower: "
+        "the same where neither is better."
     ]
     if empty:
         notes.append("No data for: " + ", ".join(empty) + ".")
@@ -574,10 +581,10 @@ def tendencies(con, player: str, filters: metrics.Filters | Mapping[str, Any] | 
             ("gap_text", "gap", "text"), ("z", "z", "signed"), ("verdict", "", "text")]  # fmt: skip
     return Table(rows, cols, title=f"{player} against the field",
                  note="The field is everything the player took no part in. leak / strength: a gap of two standard "
-                      "errors or more in the worse / better direction.")  # fmt: skip
+                      f"errors or more in the worse / better direction, over at least {VERDICT_MIN_N} observations.")  # fmt: skip
 
 
-def leak_table(con, player: str, filters: metrics.Filters | Mapping[str, Any] | None = None, min_n: int = 5):
+def leak_table(con, player: str, filters: metrics.Filters | Mapping[str, Any] | None = None, min_n: int = VERDICT_MIN_N):
     """The leak list (:func:`leaks`, biggest gaps first) as a readable table, leaks and strengths only."""
     from spadework.analysis.present import Table
 
@@ -590,7 +597,8 @@ def leak_table(con, player: str, filters: metrics.Filters | Mapping[str, Any] | 
             for r in df.iter_rows(named=True)]  # fmt: skip
     cols = [("verdict", "", "text"), ("title", "metric", "text"), ("player_text", player, "text"),
             ("field_text", "field", "text"), ("z", "z", "signed"), ("player_n", "n", "int"), ("what", "what it measures", "text")]  # fmt: skip
-    note = None if rows else f"No leak and no strength: every gap of {player} to the field is within two standard errors."
+    note = None if rows else (f"No leak and no strength: every gap of {player} to the field is within two standard errors "
+                              f"(or rests on fewer than {VERDICT_MIN_N} observations).")
     return Table(rows, cols, title=f"Leaks and strengths of {player}", note=note)
 
 
@@ -642,6 +650,7 @@ def first_finding_hand(con, player: str | None = None, filters: metrics.Filters 
 
 __all__ = [
     "LEAK_Z",
+    "VERDICT_MIN_N",
     "OVERVIEW_METRICS",
     "TABLE_COLUMNS",
     "format_value",

@@ -91,7 +91,7 @@ def has_card_costs(con) -> bool:
 # The winning players
 
 
-LEAK_MIN_N = 5
+LEAK_MIN_N = stats.MIN_N
 """The fewest opportunities a metric needs for a player before :func:`leaks` compares it."""
 
 

@@ -844,10 +844,10 @@ def _verdict_cell(verdict: str | None) -> str:
 
 def _section_leaks(ctx: PlayerContext, player: str) -> Section | None:
     t = ctx.table.filter((pl.col("player") == player) & pl.col("verdict").is_in(["leak", "strength"])
-                         & (pl.col("player_n") >= 5) & ~pl.col("metric").is_in(list(coach.HIDDEN_IN_TEXT)))  # fmt: skip
+                         & ~pl.col("metric").is_in(list(coach.HIDDEN_IN_TEXT)))  # fmt: skip
     if t.is_empty():
         body = ("<p>No leak and no strength: every gap to the field is within two standard errors "
-                "(or rests on fewer than 5 observations).</p>")  # fmt: skip
+                f"(or rests on fewer than {coach.VERDICT_MIN_N} observations).</p>")  # fmt: skip
         return ("leaks", "Leaks and strengths", body)
     t = t.with_columns(abs_z=pl.col("z").abs()).sort(["verdict", "abs_z"], descending=[False, True])
     out = ['<table class="leaks"><tr><th></th><th>metric</th><th>player</th><th>field</th><th>gap</th>'
@@ -861,8 +861,8 @@ def _section_leaks(ctx: PlayerContext, player: str) -> Section | None:
                    f"<td class=note>{esc(metrics.REGISTRY[r['metric']].description)}</td></tr>")  # fmt: skip
     out.append("</table>")
     out.append('<p class="note">A <b>leak</b> is a gap to the field of at least two standard errors in the '
-               "worse direction, a <b>strength</b> one in the better direction; metrics with fewer than 5 "
-               "observations are left out.</p>")  # fmt: skip
+               "worse direction, a <b>strength</b> one in the better direction; metrics with fewer than "
+               f"{coach.VERDICT_MIN_N} observations get neither.</p>")  # fmt: skip
     return ("leaks", "Leaks and strengths", "\n".join(out))
 
 

@@ -15,6 +15,11 @@ import polars as pl
 Z95 = 1.959963984540054
 """The two-sided 95 % normal quantile."""
 
+MIN_N = 5
+"""The fewest observations of a player before a gap to others is judged (a leak, a strength): the
+tests behind the judgements (a pooled z, Newcombe's interval) are large-sample ones, and one made
+nil against a field that makes 10 % of them already gives z = 2.9."""
+
 
 def wilson_interval(k: float, n: float, z: float = Z95) -> tuple[float, float]:
     """Wilson score interval of ``k`` successes in ``n`` trials, as ``(low, high)`` proportions in 0..1.
@@ -105,4 +110,4 @@ def with_mean_se(df: pl.DataFrame, mean: str = "mean", sd: str = "sd", n: str = 
     return out.drop([c for c in (mean, sd) if c in out.columns and c not in ("value",)])
 
 
-__all__ = ["Z95", "mean_se", "rate_se", "standard_error", "wilson_interval", "with_mean_se", "with_wilson"]
+__all__ = ["MIN_N", "Z95", "mean_se", "rate_se", "standard_error", "wilson_interval", "with_mean_se", "with_wilson"]

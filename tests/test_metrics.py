@@ -16,7 +16,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import metrics_fixture
-from spadework.analysis import coach, metrics, report, stats
+from spadework.analysis import coach, decisions, metrics, report, stats
 from spadework.analysis.metrics import Filters
 
 SAMPLE_DB = os.environ.get(
@@ -514,6 +514,23 @@ def test_player_table_against_the_field(con):
     assert exact["z"] == pytest.approx((0 - 5 / 13) / math.sqrt(pooled * (1 - pooled) * (1 / 6 + 1 / 13)))
     with pytest.raises(ValueError, match="unknown player 'zed'"):
         coach.player_table(con, "zed")
+
+
+def test_no_verdict_rests_on_fewer_than_five_observations(con):
+    # one made nil against a field that makes 10 of 100: the pooled z passes 2, yet a field player
+    # would do the same one time in ten
+    z = coach._z("rate", 1.0, None, 1, 1, 0.1, None, 100, 10)
+    assert z == pytest.approx(0.9 / math.sqrt((11 / 101) * (90 / 101) * (1 + 1 / 100))) and z > coach.LEAK_Z
+    assert coach._verdict(z, "higher", 1) == "" and coach._verdict(z, "higher", coach.VERDICT_MIN_N - 1) == ""
+    assert coach._verdict(z, "higher", coach.VERDICT_MIN_N) == "strength"
+    assert coach._verdict(z, "lower", coach.VERDICT_MIN_N) == "leak" and coach._verdict(-z, None, 9) == "lower"
+    assert coach.VERDICT_MIN_N == decisions.LEAK_MIN_N == 5
+    # on the fixture: every small-sample row with a large z is left without a verdict
+    t = pl.concat([coach.player_table(con, p) for p in ("ana", "bo", "cy", "di")])
+    small = t.filter((pl.col("player_n") < coach.VERDICT_MIN_N) & (pl.col("z").abs() >= coach.LEAK_Z))
+    assert small.height > 0 and set(small["verdict"]) == {""}
+    big = t.filter((pl.col("player_n") >= coach.VERDICT_MIN_N) & (pl.col("z").abs() >= coach.LEAK_Z))
+    assert "" not in set(big["verdict"])
 
 
 def test_leaks_are_ranked_by_gap(con):
