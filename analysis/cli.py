@@ -520,6 +520,14 @@ def simulate(
         ),
     ] = None,
     faults: Annotated[float, typer.Option("--faults", min=0.0, max=1.0, help="Chance per hand of a planted fault (0..1).")] = 0.0,
+    club: Annotated[
+        str,
+        typer.Option(
+            "--club",
+            help="Name that starts every game id and event (club-2026-01-03-t1-r1). The ids follow the schedule, "
+            "not the seed: give seasons that will share a database different names.",
+        ),
+    ] = "club",
     quiet: QuietOpt = False,
 ) -> None:
     """Play a synthetic season with bots whose personalities are known, optionally planting faults.
@@ -533,6 +541,9 @@ def simulate(
     from spadework.analysis.convert import output_format
 
     rules_spec = _parse_rules_option(rules) or "standard"
+    if not club.strip() or not club.isprintable():
+        err.print(f"error: --club {club!r}: give a name of printable characters, not empty", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT)
     if str(out_path) == "-":
         err.print("error: --out -: simulate writes a file (and, with --faults, its sidecar); give a file name "
                   "(`spadework convert FILE - --to spn` then prints it)", markup=False)
@@ -548,7 +559,7 @@ def simulate(
         with ProgressBar(not quiet and err.is_terminal) as bar:
             bar.stage("playing games", games)
             records, planted = simulate_season(players, games, seed, rules=rules_spec, fault_rate=faults,
-                                               progress=lambda done, hands: bar.update(done))  # fmt: skip
+                                               progress=lambda done, hands: bar.update(done), prefix=club)  # fmt: skip
             bar.stage(f"writing {len(records):,} hands")
             out_path.parent.mkdir(parents=True, exist_ok=True)  # a new folder, as --db and report make one
             hands, rows = write_season(records, out_path, fmt=out_fmt, faults=planted if faults > 0 else None)

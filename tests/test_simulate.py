@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import os
 import re
 import subprocess
@@ -407,6 +408,44 @@ def test_cli_simulate_then_validate_gives_exactly_the_sidecar(tmp_path):
             for f in load_faults(sidecar_path(path))
         )
         assert got == want, fmt
+
+
+def test_seasons_of_two_clubs_share_a_database(tmp_path):
+    """The game ids follow the schedule, not the seed: two seeds of one club give the same ids (the
+    second file's hands are rejected as given twice); --club names them apart."""
+    import duckdb
+    from typer.testing import CliRunner
+
+    from spadework.analysis import cli
+
+    runner = CliRunner()
+    paths = {}
+    for club, seed in (("club", 1), ("club", 2), ("north", 2)):
+        paths[club, seed] = tmp_path / f"{club}-{seed}.jsonl"
+        res = runner.invoke(cli.app, ["simulate", "--out", str(paths[club, seed]), "--games", "3", "--seed", str(seed),
+                                      "--club", club, "-q"])  # fmt: skip
+        assert res.exit_code == 0, res.output
+    first = [json.loads(x)["game_id"] for x in paths["club", 1].read_text().splitlines()]
+    assert first[0] == "club-2026-01-03-t1-r1"
+    assert [json.loads(x)["game_id"] for x in paths["club", 2].read_text().splitlines()][0] == first[0]
+    north = [json.loads(x) for x in paths["north", 2].read_text().splitlines()]
+    assert north[0]["game_id"] == "north-2026-01-03-t1-r1" and north[0]["event"] == "north night 1"
+    for other, rejected in ((paths["north", 2], 0), (paths["club", 2], None)):
+        db = tmp_path / f"{other.stem}.duckdb"
+        res = runner.invoke(cli.app, ["load", str(paths["club", 1]), str(other), "--db", str(db), "-q"])
+        con = duckdb.connect(str(db), read_only=True)
+        errors = con.execute("SELECT count(*), count(*) FILTER (WHERE message LIKE '%is already loaded from%') FROM load_errors").fetchone()
+        games = con.execute("SELECT count(DISTINCT game_id) FROM hands").fetchone()[0]
+        con.close()
+        if rejected == 0:
+            assert res.exit_code == 0 and errors == (0, 0) and games == 6, res.output
+        else:
+            keys = lambda p: {(r["game_id"], r["hand"]) for r in map(json.loads, p.read_text().splitlines())}  # noqa: E731
+            clash = len(keys(paths["club", 1]) & keys(paths["club", 2]))
+            assert res.exit_code == 2 and errors[0] == errors[1] == clash > 0 and games == 3, res.output
+    for bad in ("", "  ", "a\nb"):
+        res = runner.invoke(cli.app, ["simulate", "--out", str(tmp_path / "x.jsonl"), "--games", "1", "--club", bad])
+        assert res.exit_code == 2 and "--club" in res.output, (bad, res.output)
 
 
 # --- personalities -----------------------------------------------------------------------------

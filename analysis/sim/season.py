@@ -901,6 +901,7 @@ def simulate_season(
     personalities: Any = None,
     kinds: Sequence[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    prefix: str = "club",
 ) -> tuple[list[HandRecord], list[InjectedFault]]:
     """Simulate a club season: ``games`` whole games among ``players`` players.
 
@@ -911,7 +912,9 @@ def simulate_season(
     a planted fault (0..1); ``personalities``: ``None`` for :func:`default_club` (extended
     with generated players beyond 12), a mapping ``name -> Personality`` or a sequence of
     :class:`Player`; ``kinds``: the fault kinds to draw from (default: all the ruleset allows);
-    ``progress``: called as ``progress(games_done, hands_done)`` after each game.
+    ``progress``: called as ``progress(games_done, hands_done)`` after each game; ``prefix``: the club's
+    name, which starts every game id and event (``club-2026-01-03-t1-r1``): the ids come from the
+    schedule, not the seed, so seasons meant for one database need different prefixes.
 
     Returns ``(records, faults)``: the hand records ordered by game then hand, and the
     sidecar rows (one per finding the checker must report; see :mod:`spadework.analysis.sim.faults`).
@@ -925,7 +928,7 @@ def simulate_season(
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        for g in iter_season(players, games, seed, rules, fault_rate, personalities, kinds):
+        for g in iter_season(players, games, seed, rules, fault_rate, personalities, kinds, prefix):
             records.extend(g.records)
             faults.extend(g.faults)
             if progress is not None:
