@@ -897,7 +897,7 @@ def analyse(
     skipped = sum(summary.skipped.values())
     out.print(
         f"Judged {_n(summary.cards, 'card')} in {_n(summary.hands, 'hand')} ({summary.seconds:.1f} s): "
-        f"{summary.judged} in full, {summary.cut_short} up to an illegal play or gap, {skipped} skipped"
+        f"{summary.judged} in full, {summary.cut_short} up to an illegal play, a gap or the end of the recorded play, {skipped} skipped"
         + (f" ({', '.join(f'{k} {v}' for k, v in sorted(summary.skipped.items()))})" if skipped else "")
     )
     for line in summary.examples:

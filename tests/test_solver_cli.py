@@ -153,15 +153,38 @@ def test_a_hand_with_no_recorded_deal_is_judged_on_the_cards_each_seat_played(tm
     (tmp_path / "cut.jsonl").write_text(json.dumps(cut) + "\n")
     assert run("load", tmp_path / "cut.jsonl", "--db", tmp_path / "cut.duckdb", "-q").exit_code == 0
     r = run("analyse", "--db", tmp_path / "cut.duckdb", "--workers", "1", "-q")
-    assert "0 in full, 0 up to an illegal play or gap, 1 skipped (no_deal 1)" in r.output, r.output
+    assert "0 in full, 0 up to an illegal play, a gap or the end of the recorded play, 1 skipped (no_deal 1)" in r.output, r.output
     assert "no recorded deal and no complete play" in r.output
+
+
+def test_a_hand_whose_recorded_play_ends_early_is_cut_short_not_judged_in_full(tmp_path):
+    """A claimed hand (10 tricks, then tricks taken) and a hand with bids and score alone: their
+    recorded cards are judged, and neither counts as judged in full."""
+    every = (ROOT / "data" / "sample" / "season.jsonl").read_text().splitlines()
+    whole = json.loads(every[2])
+    claimed = dict(whole, tricks=whole["tricks"][:10], taken={"N": 4, "E": 3, "S": 3, "W": 3})
+    bare = dict(json.loads(every[4]))
+    del bare["tricks"]
+    bare["taken"] = {"N": 4, "E": 3, "S": 3, "W": 3}
+    (tmp_path / "short.jsonl").write_text(json.dumps(claimed) + "\n" + json.dumps(bare) + "\n")
+    assert run("load", tmp_path / "short.jsonl", "--db", tmp_path / "short.duckdb", "-q").exit_code == 0
+    con = duckdb.connect(str(tmp_path / "short.duckdb"))
+    recs = {r.hand: r for r in iter_records(con)}
+    j = judge_hand(recs[whole["hand"]], solver=Solver(tt_bits=16))
+    assert (j.status, j.reason, len(j.cards)) == ("cut_short", "the recorded play ends after trick 10", 40)
+    j = judge_hand(recs[bare["hand"]], solver=Solver(tt_bits=16))
+    assert (j.status, j.reason, j.cards) == ("cut_short", "no play recorded (par only)", ())
+    assert j.par is not None and sum(j.par) == 13
+    summary = analyse_db(con, workers=1)
+    assert (summary.hands, summary.judged, summary.cut_short, summary.cards) == (2, 0, 2, 40)
+    con.close()
 
 
 def test_analyse_command_counts_skipped_hands(tmp_path):
     db = _sample_db(tmp_path, [0, 2])
     r = run("analyse", "--db", db, "--workers", "2", "-q")
     assert r.exit_code == 0, r.output
-    assert "Judged 81 cards in 2 hands" in r.output and "1 up to an illegal play or gap" in r.output
+    assert "Judged 81 cards in 2 hands" in r.output and "1 up to an illegal play, a gap or the end of the recorded play" in r.output
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT count(*) FROM card_costs").fetchone()[0] == 81
     assert con.execute("SELECT count(*) FROM dd_par").fetchone()[0] == 2

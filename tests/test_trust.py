@@ -688,6 +688,29 @@ def test_bench_writes_the_tracked_results_only_when_asked(tmp_path, monkeypatch,
     assert "--record" in run("bench", "--help").output
 
 
+def test_bench_db_floor_times_duckdb_reading_and_writing_the_checked_rows(tmp_path):
+    """The benchmark's db_floor stage reads every stored hand and writes every derived row once."""
+    mod = _bench_module()
+    log, path = tmp_path / "s.jsonl", tmp_path / "s.duckdb"
+    assert run("simulate", "--games", "3", "--seed", "4", "--out", log, "-q").exit_code == 0
+    assert run("validate", log, "--db", path, "-q").exit_code in (0, 1)
+    con = duckdb.connect(str(path), read_only=True)
+    hands = con.execute("SELECT count(*) FROM hand_records").fetchone()[0]
+    derived = sum(con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("checked_tricks", "hand_scores", "games", "violations"))
+    con.close()
+    out = mod._stage_db_floor({"db": str(path), "threads": 1})
+    assert (out["hands"], out["rows"]) == (hands, derived) and hands > 20
+    assert out["seconds"] == pytest.approx(out["steps"]["read"] + out["steps"]["write"])
+    stage = {"best": 1.0, "median": 1.0, "hands_per_s": 10.0, "rss_mb": 1.0, **out}
+    os_stage = {"best": 1.0, "median": 1.0, "hands_per_s": 5.0, "rss_mb": 1.0, "hands": hands}
+    ratios, _ = mod._ratios({"db_floor@2": stage, "openspiel_deserialize@1": os_stage, "check@2": stage}, (2,))
+    assert ratios["DuckDB's read and write alone (db_floor) hands/s / OpenSpiel deserialize hands/s"] == 2.0
+    result = {"date": "d", "hands": hands, "file_bytes": 1, "reps": 1, "memory_limit": "1MB", "fault_rate": 0.0,
+              "machine": {"cores": 2, "memory_gib": 1, "platform": "p", "python": "3", "duckdb": "x", "commit": "c",
+                          "load_average": None}, "stages": {"db_floor@2": stage}, "ratios": ratios, "targets": {}}  # fmt: skip
+    assert "| db_floor | 2 |" in mod.format_results(result, "cmd")
+
+
 def test_simulate_names_its_real_format_option(tmp_path):
     r = run("simulate", "--games", "1", "--out", tmp_path / "x.txt")
     assert r.exit_code == 2

@@ -15,7 +15,8 @@ What is judged (documented in docs/DOUBLE_DUMMY.md):
 - its cards are judged in play order until the first card the rules make impossible to judge:
   a card not held, a renege, an illegal lead, a lead out of turn, or a gap (a trick of fewer
   than 4 cards); the cards after it are not judged and the hand counts as ``cut_short``
-  (a position after an illegal card is not one best play could reach);
+  (a position after an illegal card is not one best play could reach); so does a hand whose
+  recorded play ends before the last trick (a claim, or a score sheet's hand with no play);
 - ``dd_par`` (tricks each side takes from trick 1 with best play) is written for every hand
   with a valid deal, whether or not it was played.
 
@@ -177,6 +178,11 @@ def judge_hand(record: HandRecord, ruleset: Ruleset | None = None, solver: Solve
                 known = after - (1 if (int(done.winner) & 1) == 0 else 0)
         if bad:
             break
+    if status == "ok" and len(tricks) < 13:
+        # a claimed hand (tricks taken recorded after some tricks), or bids and score alone: the
+        # recorded cards are judged, the rest of the play is not known
+        status = "cut_short"
+        reason = f"the recorded play ends after trick {len(tricks)}" if tricks else "no play recorded (par only)"
     if par is None:
         # a hand with no play: solve the deal from trick 1 anyway
         pos = Position(tuple(tuple(c) for c in deal), leader, (), 1, False, rs)

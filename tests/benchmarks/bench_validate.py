@@ -284,6 +284,44 @@ def _stage_check(args: dict[str, Any]) -> dict[str, Any]:
     return {"seconds": time.perf_counter() - t0, "hands": s.hands, "findings": len(s.findings), "steps": steps}
 
 
+def _stage_db_floor(args: dict[str, Any]) -> dict[str, Any]:
+    """What any check from database to database pays before it checks anything: DuckDB reading the
+    stored hands into Arrow (``SELECT * FROM hand_records``, as ``check`` reads them) and inserting
+    the rows a check writes (the derived tables of the last ``check`` stage, fetched untimed) into
+    empty tables of an in-memory database (cheaper than the file ``check`` writes to), one after
+    the other on ``threads`` DuckDB threads.  ``check`` overlaps the two with the core, so its wall
+    time can be as low as the larger of them, not lower."""
+    import duckdb
+
+    from spadework.analysis.engine.storage import derived_tables
+
+    con = _connect(args, args["db"])
+    derived = {t: con.sql(f"SELECT * FROM {t}").to_arrow_table() for t in derived_tables(con)}
+    if not derived or not derived[min(derived)].num_rows:
+        raise SystemExit("db_floor: the database has no derived rows (run the check stage first)")
+    t0 = time.perf_counter()
+    stored = con.sql("SELECT * FROM hand_records").to_arrow_table()
+    read = time.perf_counter() - t0
+    hands = stored.num_rows
+    del stored
+    mem = duckdb.connect()
+    mem.execute(f"SET threads = {int(args['threads'])}")
+    for t, data in derived.items():
+        mem.register("_rows", data)
+        mem.execute(f"CREATE TABLE {t} AS SELECT * FROM _rows LIMIT 0")
+        mem.unregister("_rows")
+    t1 = time.perf_counter()
+    mem.execute("BEGIN TRANSACTION")
+    for t, data in derived.items():
+        mem.register("_rows", data)
+        mem.execute(f"INSERT INTO {t} SELECT * FROM _rows")
+        mem.unregister("_rows")
+    mem.execute("COMMIT")
+    write = time.perf_counter() - t1
+    rows = sum(d.num_rows for d in derived.values())
+    return {"seconds": read + write, "hands": hands, "steps": {"read": read, "write": write}, "rows": rows}
+
+
 def _packed_parts(con) -> tuple[int, list[tuple[Any, Any]]]:
     """The stored hands read and packed for the core, in partitions of about
     ``engines.PART_HANDS`` hands of whole games as ``check_compiled`` makes them (untimed), and
@@ -524,6 +562,7 @@ STAGES = {
     "validate_ref": _stage_validate_ref,
     "prepare_db": _stage_prepare_db,
     "check": _stage_check,
+    "db_floor": _stage_db_floor,
     "openspiel": _stage_openspiel,
     "compile": _stage_compile,
     "core": _stage_core,
@@ -716,6 +755,7 @@ def run_benchmark(
     db = loaded_db(path, quiet=quiet)
     for t in threads:
         run(f"check@{t}", "check", {"db": str(db), "threads": t, "memory_limit": memory_limit}, hands)
+    run(f"db_floor@{top}", "db_floor", {"db": str(db), "threads": top, "memory_limit": memory_limit}, hands)
     for t in threads:
         run(f"core@{t}", "core", {"db": str(db), "threads": t, "memory_limit": memory_limit}, hands)
     if top != low:
@@ -782,6 +822,12 @@ def _ratios(
             r["core (in memory, as OpenSpiel) hands/s / OpenSpiel deserialize hands/s"] = hk / ho
             t["check >= 5x OpenSpiel's C++ (moonshot 10x): the core in memory"] = hk >= 5 * ho
         t["check >= 5x OpenSpiel's C++: database to database"] = hc >= 5 * ho
+        if f"db_floor@{top}" in stages:
+            fl = stages[f"db_floor@{top}"]
+            r["DuckDB's read and write alone (db_floor) hands/s / OpenSpiel deserialize hands/s"] = fl["hands_per_s"] / ho
+            slower = max((fl.get("steps") or {}).values(), default=None)
+            if slower:  # the most overlap could give: the larger of the two
+                r["DuckDB's read or write, the larger, hands/s / OpenSpiel deserialize hands/s"] = fl["hands"] / slower / ho
     for name in ("validate", "check", "core", "floor"):
         a, b = best(f"{name}@{low}"), best(f"{name}@{top}")
         if a and b and top != low:
