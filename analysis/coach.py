@@ -355,6 +355,10 @@ def interval_text(kind: str, low: float | None, high: float | None) -> str:
     return f"{_num(low)}–{_num(high)}"
 
 
+OVERVIEW_NAME_CELLS = 14
+"""Terminal cells of the overview's Player column (a longer name goes on over more lines)."""
+
+
 def rich_overview(df: pl.DataFrame, columns: tuple[tuple[str, str], ...] = TEXT_OVERVIEW):
     """A :class:`rich.table.Table` of :func:`overview` that reads at 80 columns (names are plain text,
     never markup); the counts behind each value are in ``--json``/``--csv``."""
@@ -362,16 +366,22 @@ def rich_overview(df: pl.DataFrame, columns: tuple[tuple[str, str], ...] = TEXT_
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title="Players", box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False,
+    from rich.cells import cell_len
+
+    names = [printable(str(p), NAME_WIDTH) for p in df["player"]] if "player" in df.columns else []
+    # a name wider than its column goes on over lines of its own: a blank line between the rows keeps
+    # the rest of a name from reading as another player
+    wraps = any(cell_len(n) > OVERVIEW_NAME_CELLS for n in names)
+    table = Table(title="Players", box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_lines=wraps,
                   caption="Rates in per cent; bid bias = tricks taken - bid (below 0: overbids).\n"
                           "Each value's n and 95% interval: --json or --csv; one player: --player NAME.",
                   caption_justify="left")  # fmt: skip
-    table.add_column("Player", overflow="fold", max_width=14)
+    table.add_column("Player", overflow="fold", max_width=OVERVIEW_NAME_CELLS)
     shown = [(m, head) for m, head in columns if m in df.columns]
     for _, head in shown:
         table.add_column(head, justify="right", no_wrap=True)
     for r in df.iter_rows(named=True):
-        cells = [Text(printable(str(r["player"]), NAME_WIDTH))]
+        cells = [Text(printable(str(r["player"]), NAME_WIDTH))]  # as in names above
         for m, _ in shown:
             cells.append(Text(short_value(metrics.REGISTRY[m].kind, r[m], signed=m == "bid_bias")))
         table.add_row(*cells)

@@ -106,6 +106,21 @@ def test_player_table_reads_at_80_columns(con):
     assert max(len(line) for line in over) <= 80 and any(line.split()[:2] == ["bo", "6"] for line in over)
 
 
+def test_a_name_that_wraps_in_the_overview_stays_in_its_row(con):
+    """A name wider than the Player column (wide characters count two cells) goes on over more lines:
+    a rule then separates the rows, so its second line cannot read as another player."""
+    df = coach.overview(con)
+    assert df["player"].to_list() == ["ana", "bo", "cy", "di"]
+    plain = lines(coach.rich_overview(df))
+    renamed = df.with_columns(pl.col("player").replace("bo", "名前 with space"))
+    text = lines(coach.rich_overview(renamed))
+    assert len(text) > len(plain) and max(len(line) for line in text) <= 80
+    at = next(i for i, line in enumerate(text) if line.strip().startswith("名前"))
+    assert text[at + 1].strip() == "space" and text[at + 2].strip() == "" and text[at - 1].strip() == ""
+    body = plain[plain.index(next(x for x in plain if x.strip().startswith("ana"))) : -3]
+    assert "" not in [x.strip() for x in body[:4]]  # short names: rows line after line
+
+
 def test_stats_heading(con):
     assert coach.stats_heading(con, "ana") == (
         "ana: 6 hands in 3 games, 2 partners; the field: the other 3 players (0 hands without ana)"
