@@ -116,7 +116,8 @@ def _verdict(z: float | None, better: str | None, n: int) -> str:
 
 
 def _field_row(
-    kind: str, scale: float, a: Mapping[str, Any], p: Mapping[str, Any], least: float | None = None
+    kind: str, scale: float, a: Mapping[str, Any], p: Mapping[str, Any], least: float | None = None,
+    events: bool = False,
 ) -> dict[str, Any]:
     """The field's ``n, k, value, se, low, high``: everything (``a``, one metric run over every
     hand) less the player's part (``p``, the same metric over the player's hands).
@@ -124,7 +125,8 @@ def _field_row(
     Rates subtract successes and opportunities; means subtract counts, sums and sums of squares
     (rebuilt from the mean and its standard error); counts subtract.  Values as :mod:`metrics` reports
     them (``scale`` applied to value, se, low and high; a mean's ``low`` not below ``least``, the
-    metric's smallest possible value, as :func:`spadework.analysis.metrics.run` reports it)."""
+    metric's smallest possible value, as :func:`spadework.analysis.metrics.run` reports it; with
+    ``events``, widened to the Poisson score interval as a mean of event counts is)."""
     an, pn = int(a.get("n") or 0), int(p.get("n") or 0)
     n = an - pn
     none = {"n": n, "k": None, "value": None, "se": None, "low": None, "high": None}
@@ -157,9 +159,13 @@ def _field_row(
         var = max(((ass - pss) - n * mean * mean) / (n - 1), 0.0)
         se = math.sqrt(var / n)
     low = None if se is None else mean - stats.Z95 * se
+    high = None if se is None else mean + stats.Z95 * se
+    if events:  # as metrics.run widens a mean of event counts
+        p_low, p_high = stats.poisson_score_interval(max(at - pt, 0.0), n)
+        low = p_low if low is None else min(low, p_low)
+        high = p_high if high is None else max(high, p_high)
     if low is not None and least is not None:
         low = max(low, least)
-    high = None if se is None else mean + stats.Z95 * se
     sc = lambda v: None if v is None else v * scale  # noqa: E731
     return {"n": n, "k": None, "value": sc(mean), "se": sc(se), "low": sc(low), "high": sc(high)}
 
@@ -208,7 +214,7 @@ def player_tables(
         for m in metric_names:
             meta = metrics.REGISTRY[m]
             p = parts.get((player, m), {})
-            f = _field_row(meta.kind, meta.scale, whole.get(m, {}), p, meta.least)
+            f = _field_row(meta.kind, meta.scale, whole.get(m, {}), p, meta.least, meta.events)
             pv, fv = p.get("value"), f["value"]
             z = _z(meta.kind, pv, p.get("se"), p.get("n"), p.get("k"), fv, f["se"], f["n"], f["k"])
             rows.append(

@@ -9,7 +9,8 @@ runs it and returns a polars frame with one row per group and always the same co
 * **rates** (``kind == "rate"``): ``n`` opportunities, ``k`` successes, ``value = k / n``,
   ``se`` the normal-approximation standard error and ``low``/``high`` the 95 % Wilson interval;
 * **means** (``kind == "mean"``): ``n`` observations, ``total`` their sum, ``value`` the mean,
-  ``se`` its standard error (null below two observations) and ``low``/``high`` = value -/+ 1.96 se;
+  ``se`` its standard error (null below two observations) and ``low``/``high`` = value -/+ 1.96 se
+  (for a mean of event counts, ``events``, widened to the Poisson score interval of ``total``);
 * **counts** (``kind == "count"``): ``n`` = ``value`` = the number of rows.
 
 A metric with ``scale`` (findings per 100 hands) has ``value``, ``se``, ``low``, ``high`` multiplied by it.
@@ -912,6 +913,10 @@ class Metric:
     """The smallest value one observation can take (0 for counts, tricks, distances), in the metric's
     own unit before ``scale``: the interval's ``low`` is not reported below it (a normal interval of a
     rare count would otherwise reach below zero, e.g. -0.3 findings per 100 hands)."""
+    events: bool = False
+    """A mean of event counts per observation (findings per hand): its interval also covers the
+    Poisson score interval of the total (:func:`spadework.analysis.stats.widen_for_events`), so
+    no event in n hands is not reported as exactly 0-0."""
     needs: tuple[str, ...] = ()
     """Tables beyond TABLES.md the query reads (``hand_values``, ``card_costs``): :func:`run` makes sure
     they can be queried (see :func:`spadework.analysis.decisions.ensure_tables`)."""
@@ -1120,12 +1125,12 @@ _register(Metric(
 _register(Metric(
     "findings_per_100", "Findings per 100 hands", "mean", _mean("findings", "TRUE"),
     "Findings (violations) naming the player's seat, per 100 hands played.", "findings / 100 hands",
-    "integrity", scale=100.0, better="lower", least=0,
+    "integrity", scale=100.0, better="lower", least=0, events=True,
 ))
 _register(Metric(
     "hand_findings_per_100", "All findings per 100 hands", "mean", _mean("hand_findings", "TRUE", "hh"),
     "Every finding of a hand (seat, side and score findings), per 100 hands; meant per table, round or event.",
-    "findings / 100 hands", "integrity", scale=100.0, better="lower", least=0,
+    "findings / 100 hands", "integrity", scale=100.0, better="lower", least=0, events=True,
 ))
 
 # --------------------------------------------------------------------------------------------
@@ -1327,6 +1332,8 @@ def _finish(raw: pl.DataFrame, m: Metric, keys: list[str]) -> pl.DataFrame:
     elif m.kind == "mean":
         df = stats.with_mean_se(raw.with_columns(pl.col("n").cast(pl.Int64)))
         df = df.with_columns(k=pl.lit(None, dtype=pl.Int64), total=pl.col("total").cast(pl.Float64))
+        if m.events:
+            df = stats.widen_for_events(df)
     else:
         df = raw.with_columns(
             pl.col("n").cast(pl.Int64),

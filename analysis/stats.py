@@ -96,6 +96,35 @@ def with_wilson(df: pl.DataFrame, k: str = "k", n: str = "n", z: float = Z95) ->
     )
 
 
+def poisson_score_interval(k: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Score interval of an event rate per observation: ``k`` events in ``n`` observations, taken as
+    Poisson, as ``(low, high)`` events per observation: ``(k + z²/2 ∓ z·sqrt(k + z²/4)) / n``.  No
+    event in ``n`` gives ``(0, z²/n)`` (3.84 / n at 95 %), where the normal interval is ``(0, 0)``.
+    Raises ``ValueError`` for a negative ``k`` or an ``n`` below 1."""
+    if k < 0 or n < 1:
+        raise ValueError(f"need k >= 0 and n >= 1, got k={k}, n={n}")
+    z2 = z * z
+    half = z * math.sqrt(k + z2 / 4)
+    return (max(0.0, (k + z2 / 2 - half) / n), (k + z2 / 2 + half) / n)
+
+
+def widen_for_events(df: pl.DataFrame, total: str = "total", n: str = "n", z: float = Z95) -> pl.DataFrame:
+    """Widen ``low``/``high`` of a mean of event counts (findings per hand) to cover the Poisson score
+    interval of its ``total`` events in ``n`` observations (:func:`poisson_score_interval`): the
+    normal interval keeps the spread of the counts (a cascade of findings in one hand), the Poisson
+    one what rare events cannot show (no finding in 349 hands is 0-1.1 per 100, not 0-0)."""
+    k, nn = pl.col(total).cast(pl.Float64), pl.col(n).cast(pl.Float64)
+    z2 = z * z
+    half = z * (k + z2 / 4).sqrt()
+    has = nn >= 1
+    p_low = pl.when(has).then(pl.max_horizontal(pl.lit(0.0), (k + z2 / 2 - half) / nn))
+    p_high = pl.when(has).then((k + z2 / 2 + half) / nn)
+    return df.with_columns(
+        low=pl.when(has).then(pl.min_horizontal(pl.col("low"), p_low)).otherwise(pl.col("low")),
+        high=pl.when(has).then(pl.max_horizontal(pl.col("high"), p_high)).otherwise(pl.col("high")),
+    )
+
+
 def with_mean_se(df: pl.DataFrame, mean: str = "mean", sd: str = "sd", n: str = "n", z: float = Z95) -> pl.DataFrame:
     """Add ``value`` (the mean), ``se`` (sd / sqrt(n), null below two values) and ``low``/``high``
     (mean -/+ z * se) to a frame holding ``mean``, ``sd`` and ``n`` columns.  ``mean`` and ``sd`` are dropped.
@@ -110,4 +139,5 @@ def with_mean_se(df: pl.DataFrame, mean: str = "mean", sd: str = "sd", n: str = 
     return out.drop([c for c in (mean, sd) if c in out.columns and c not in ("value",)])
 
 
-__all__ = ["MIN_N", "Z95", "mean_se", "rate_se", "standard_error", "wilson_interval", "with_mean_se", "with_wilson"]
+__all__ = ["MIN_N", "Z95", "mean_se", "poisson_score_interval", "rate_se", "standard_error", "widen_for_events", "wilson_interval",
+           "with_mean_se", "with_wilson"]

@@ -74,6 +74,21 @@ def check_means(df, expected: dict[str, list[float]], key="player", scale=1.0, l
 # --- statistics -------------------------------------------------------------------------------
 
 
+def test_poisson_score_interval_known_values():
+    assert stats.poisson_score_interval(0, 100) == (0.0, pytest.approx(stats.Z95**2 / 100))
+    low, high = stats.poisson_score_interval(10, 1)  # exact (Garwood) 4.80-18.39
+    assert (low, high) == (pytest.approx(5.431, abs=1e-3), pytest.approx(18.409, abs=1e-3))
+    with pytest.raises(ValueError):
+        stats.poisson_score_interval(-1, 5)
+    with pytest.raises(ValueError):
+        stats.poisson_score_interval(1, 0)
+    # the frame form widens a normal interval to cover it, and leaves n = 0 alone
+    df = pl.DataFrame({"n": [6, 0, 400], "total": [0.0, 0.0, 40.0], "low": [0.0, None, 0.07], "high": [0.0, None, 0.13]})
+    out = stats.widen_for_events(df).rows()
+    assert out[0][2:] == (0.0, pytest.approx(stats.Z95**2 / 6)) and out[1][2:] == (None, None)
+    assert out[2][2:] == (0.07, pytest.approx(stats.poisson_score_interval(40, 400)[1]))
+
+
 def test_wilson_interval_known_values():
     assert stats.wilson_interval(0, 0) == (0.0, 1.0)
     low, high = stats.wilson_interval(5, 10)
@@ -272,7 +287,14 @@ def test_findings_rates(con):
         scale=100.0,
         least=0,
     )
-    assert by_player(metrics.run(con, "findings_per_100"))["ana"]["low"] == 0.0  # not -16
+    got = by_player(metrics.run(con, "findings_per_100"))
+    assert got["ana"]["low"] == 0.0  # not -16
+    # no finding in 6 hands is not "0 to 0": the Poisson score interval's top, 3.84 / 6 per hand
+    assert (got["cy"]["value"], got["cy"]["low"]) == (0.0, 0.0)
+    assert got["cy"]["high"] == pytest.approx(100 * stats.Z95**2 / 6)
+    # one in 6: the wider of the normal interval (top 49.3) and the Poisson one (top 94.4)
+    k, z2 = 1.0, stats.Z95**2
+    assert got["ana"]["high"] == pytest.approx(100 * (k + z2 / 2 + stats.Z95 * math.sqrt(k + z2 / 4)) / 6)
     df = metrics.run(con, "hand_findings_per_100", by="table")
     check_means(df, {"T1": [0, 1, 0, 1, 0], "T2": [1]}, key="table_name", scale=100.0, least=0)
     grid = metrics.findings_grid(con)
