@@ -23,6 +23,8 @@ Run ``python tests/benchmarks/bench_validate.py [--hands N]`` (also the body of
      already loaded database file, 1 and 2 threads (read the stored rows, check, write the
      derived tables); ``core``: the compiled core alone on the same hands already packed in
      memory (what OpenSpiel's ``deserialize_state`` is timed on; the median of three passes);
+     ``db_floor``: DuckDB alone reading the stored hands and inserting the rows the check wrote,
+     nothing checked (what any check from database to database pays);
    - ``validate_ref`` / ``check_ref``: the reference engine on the first ``--ref-hands`` hands;
    - ``openspiel``: OpenSpiel's C++ replay (``pyspiel`` ``deserialize_state``) of the same
      hands, converted to OpenSpiel actions beforehand (untimed, cached), and
