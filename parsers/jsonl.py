@@ -381,6 +381,45 @@ def repeated_key(text: str | bytes, obj: Any) -> str | None:
     return found[0] if found else None
 
 
+_TWICE = "the key {!r} is given twice in one object (JSON does not say which counts)"
+
+
+class _Pairs(dict):
+    """An object read key by key, remembering a key it (or an object inside it) gave twice."""
+
+    repeated: str | None = None
+
+
+def _repeat_inside(value: Any) -> str | None:
+    if isinstance(value, _Pairs):
+        return value.repeated
+    if isinstance(value, list):
+        return next((r for r in map(_repeat_inside, value) if r is not None), None)
+    return None
+
+
+def _pairs(items: list[tuple[str, Any]]) -> _Pairs:
+    keys = [k for k, _ in items]
+    out = _Pairs(items)
+    if len(set(keys)) < len(keys):
+        out.repeated = next(k for i, k in enumerate(keys) if k in keys[:i])
+    else:
+        out.repeated = next((r for r in (_repeat_inside(v) for _, v in items) if r is not None), None)
+    return out
+
+
+def repeated_keys_by_item(data: bytes, items: list[Any]) -> dict[int, str]:
+    """For a ``.json`` document holding the array ``items``, or the one object ``items[0]`` (as parsed
+    from ``data``): the index of each item that gives a key twice in one of its objects, with that key
+    (see :func:`repeated_key`; the same cheap count first, the document read again key by key only
+    when it differs)."""
+    if data.count(b'":') == _key_count(items):
+        return {}
+    again = json.loads(data, object_pairs_hook=_pairs)
+    again = again if isinstance(again, list) else [again]
+    return {i: r for i, r in enumerate(map(_repeat_inside, again)) if r is not None}
+
+
 def _parse_line(raw: bytes, source: str, n: int) -> Item | None:
     try:
         text = decode(raw)
@@ -392,7 +431,7 @@ def _parse_line(raw: bytes, source: str, n: int) -> Item | None:
             raise RecordError(f"not valid JSON ({_short_json_error(exc)}){utf16_hint(text)}") from None
         key = repeated_key(text, obj)
         if key is not None:
-            raise RecordError(f"the key {key!r} is given twice in one object (JSON does not say which counts)")
+            raise RecordError(_TWICE.format(key))
         return record_from_obj(obj, source, n, raw)
     except ValueError as exc:  # RecordError, CardError and decoding errors
         return LoadError(source, n, str(exc), raw_text(raw))
@@ -458,9 +497,12 @@ def _iter_json_document(data: bytes, source: str) -> Iterator[Item]:
         return
     objs = doc if isinstance(doc, list) else [doc]
     lines = _item_lines(data, len(objs)) if isinstance(doc, list) and objs else None
+    twice = repeated_keys_by_item(data, objs)
     for i, obj in enumerate(objs, 1):
         n = lines[i - 1] if lines else i
         try:
+            if i - 1 in twice:
+                raise RecordError(_TWICE.format(twice[i - 1]))
             yield record_from_obj(obj, source, n)
         except ValueError as exc:
             yield LoadError(source, n, f"item {i}: {exc}", _shown(obj))

@@ -97,3 +97,38 @@ def test_a_key_given_twice_in_one_object_rejects_its_line(tmp_path, engine):
         else:
             assert errors == [(2, f"the key {key!r} is given twice in one object (JSON does not say which counts)")], name
             assert hands == [1, 3], name
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_a_key_given_twice_in_a_json_documents_item_rejects_that_item(tmp_path, engine):
+    """The same in a ``.json`` array (an item per line, or indented) and in a one-object document."""
+    good = [json.loads(line(game_id="doc", hand=h)) for h in (1, 2, 3)]
+    text = json.dumps(good[1])
+    colon = dict(good[1], players=dict(good[1]["players"], N='a":b'))  # the cheap count differs: no repeat
+    cases = {
+        "top": (text.replace('"hand": 2', '"hand": 2, "hand": 3', 1), "hand"),
+        "nested": (text.replace('"leader": ', '"leader": "N", "leader": ', 1), "leader"),
+        "colon in a name": (json.dumps(colon), None),
+    }
+    twice = "item 2: the key {!r} is given twice in one object (JSON does not say which counts)"
+    for name, (item, key) in cases.items():
+        for layout in ("lines", "indented"):
+            path = tmp_path / f"{name}-{layout}.json"
+            if layout == "lines":
+                path.write_text("[\n" + ",\n".join([json.dumps(good[0]), item, json.dumps(good[2])]) + "\n]\n")
+            else:
+                path.write_text("[\n" + ",\n".join([json.dumps(good[0], indent=1), item, json.dumps(good[2], indent=1)]) + "\n]\n")
+            con = loaded(path, engine)
+            errors = con.execute("SELECT source_line, message FROM load_errors").fetchall()
+            hands = [h for (h,) in con.execute("SELECT hand FROM hands ORDER BY hand").fetchall()]
+            if key is None:
+                assert (errors, hands) == ([], [1, 2, 3]), (name, layout)
+            else:
+                at = 3 if layout == "lines" else 2 + json.dumps(good[0], indent=1).count("\n") + 1
+                assert errors == [(at, twice.format(key))] and hands == [1, 3], (name, layout, errors)
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(good[0]).replace('"hand": 1', '"hand": 1, "hand": 2', 1))
+    con = loaded(one, engine)
+    assert con.execute("SELECT source_line, message FROM load_errors").fetchall() == [
+        (1, "item 1: the key 'hand' is given twice in one object (JSON does not say which counts)")]
+    assert con.execute("SELECT count(*) FROM hands").fetchall() == [(0,)]
