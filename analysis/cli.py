@@ -155,10 +155,15 @@ def _parse_rules_option(rules: str | None):
     if text.startswith("{"):
         import orjson
 
+        from spadework.parsers import jsontext
+
         try:
-            return orjson.loads(text)
+            return jsontext.loads_strict(text)
         except orjson.JSONDecodeError as exc:
             err.print(f"error: --rules is not valid JSON: {exc}")
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        except jsontext.RepeatedKey as exc:
+            err.print(f"error: --rules: {exc}", markup=False)
             raise typer.Exit(EXIT_BAD_INPUT) from None
     return text
 

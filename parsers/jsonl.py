@@ -20,6 +20,7 @@ from typing import IO, Any
 import orjson
 
 from spadework.parsers import jsontext
+from spadework.parsers.jsontext import TWICE, repeated_key, repeated_keys_by_item
 from spadework.parsers.cards import CardError, parse_card, spellings
 from spadework.parsers.io import TruncatedFile, decode, iter_lines, iter_text_lines, raw_text, read_whole, strip_gz, utf16_hint
 from spadework.parsers.model import SCHEMA, Bid, HandRecord, LoadError, RecordError, SideScore, Trick
@@ -352,74 +353,6 @@ def record_to_obj(rec: HandRecord) -> dict[str, Any]:
 # --- streams ------------------------------------------------------------------------------------
 
 
-def _key_count(value: Any) -> int:
-    if isinstance(value, dict):
-        return len(value) + sum(_key_count(v) for v in value.values())
-    if isinstance(value, list):
-        return sum(_key_count(v) for v in value)
-    return 0
-
-
-def repeated_key(text: str | bytes, obj: Any) -> str | None:
-    """A key given twice in one object of the JSON ``text`` (parsed as ``obj``, where the last one
-    silently won), or ``None``.  JSON leaves open which of the two counts, so a reader must not
-    pick one: a line with ``"hand": 2, "hand": 3`` was read as hand 3, and the next line, the real
-    hand 3, was the one rejected.  Cheap for the usual line: its keys are counted in the text (each
-    ends in ``":``) and in ``obj``, and only a line where the counts differ (a repeated key, or a
-    ``":`` inside a string, or a space before a colon) is read again key by key."""
-    if text.count(b'":' if isinstance(text, bytes) else '":') == _key_count(obj):
-        return None
-    found: list[str] = []
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        keys = [k for k, _ in items]
-        if not found and len(set(keys)) < len(keys):
-            found.append(next(k for i, k in enumerate(keys) if k in keys[:i]))
-        return dict(items)
-
-    json.loads(text, object_pairs_hook=pairs)
-    return found[0] if found else None
-
-
-_TWICE = "the key {!r} is given twice in one object (JSON does not say which counts)"
-
-
-class _Pairs(dict):
-    """An object read key by key, remembering a key it (or an object inside it) gave twice."""
-
-    repeated: str | None = None
-
-
-def _repeat_inside(value: Any) -> str | None:
-    if isinstance(value, _Pairs):
-        return value.repeated
-    if isinstance(value, list):
-        return next((r for r in map(_repeat_inside, value) if r is not None), None)
-    return None
-
-
-def _pairs(items: list[tuple[str, Any]]) -> _Pairs:
-    keys = [k for k, _ in items]
-    out = _Pairs(items)
-    if len(set(keys)) < len(keys):
-        out.repeated = next(k for i, k in enumerate(keys) if k in keys[:i])
-    else:
-        out.repeated = next((r for r in (_repeat_inside(v) for _, v in items) if r is not None), None)
-    return out
-
-
-def repeated_keys_by_item(data: bytes, items: list[Any]) -> dict[int, str]:
-    """For a ``.json`` document holding the array ``items``, or the one object ``items[0]`` (as parsed
-    from ``data``): the index of each item that gives a key twice in one of its objects, with that key
-    (see :func:`repeated_key`; the same cheap count first, the document read again key by key only
-    when it differs)."""
-    if data.count(b'":') == _key_count(items):
-        return {}
-    again = json.loads(data, object_pairs_hook=_pairs)
-    again = again if isinstance(again, list) else [again]
-    return {i: r for i, r in enumerate(map(_repeat_inside, again)) if r is not None}
-
-
 def _parse_line(raw: bytes, source: str, n: int) -> Item | None:
     try:
         text = decode(raw)
@@ -431,7 +364,7 @@ def _parse_line(raw: bytes, source: str, n: int) -> Item | None:
             raise RecordError(f"not valid JSON ({_short_json_error(exc)}){utf16_hint(text)}") from None
         key = repeated_key(text, obj)
         if key is not None:
-            raise RecordError(_TWICE.format(key))
+            raise RecordError(TWICE.format(key))
         return record_from_obj(obj, source, n, raw)
     except ValueError as exc:  # RecordError, CardError and decoding errors
         return LoadError(source, n, str(exc), raw_text(raw))
@@ -502,7 +435,7 @@ def _iter_json_document(data: bytes, source: str) -> Iterator[Item]:
         n = lines[i - 1] if lines else i
         try:
             if i - 1 in twice:
-                raise RecordError(_TWICE.format(twice[i - 1]))
+                raise RecordError(TWICE.format(twice[i - 1]))
             yield record_from_obj(obj, source, n)
         except ValueError as exc:
             yield LoadError(source, n, f"item {i}: {exc}", _shown(obj))

@@ -1420,13 +1420,13 @@ def _settle_lines(b, starts, ends, idx, ints, strs, xbuf, status):
 
 
 class _Repeated(ValueError):
-    """A key given twice in one object: the Python parser rejects the line (``jsonl.repeated_key``)."""
+    """A key given twice in one object: the Python parser rejects the line (``jsontext.repeated_key``)."""
 
 
 def _rewritten(text: bytes) -> bytes:
     """JSON text as the Python loader stores it (orjson's, whole numbers exact); raises
     :class:`_Repeated` for a key given twice in one object, which the Python parser rejects."""
-    from spadework.parsers.jsonl import repeated_key
+    from spadework.parsers.jsontext import repeated_key
 
     obj = jsontext.loads(text)
     if repeated_key(text, obj) is not None:

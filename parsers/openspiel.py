@@ -42,6 +42,7 @@ import orjson
 
 from spadework.parsers.cards import STANDARD_CARDS, STANDARD_DECK, rank_of, suit_of
 from spadework.parsers.io import decode, iter_lines, iter_text_lines, raw_text, strip_gz
+from spadework.parsers import jsontext
 from spadework.parsers.model import Bid, HandRecord, LoadError, RecordError, SideScore, Trick
 from spadework.parsers.seats import SEATS, Seat, Side
 
@@ -256,6 +257,8 @@ def iter_histories(lines: Iterable[tuple[int, bytes]], source: str, players: Seq
                     raise RecordError(f"not valid JSON ({msg.split(':', 1)[0] if len(msg) > 200 else msg})") from None
                 if not isinstance(obj, Mapping):
                     raise RecordError("an episode must be a JSON object")
+                if (key := jsontext.repeated_key(text, obj)) is not None:
+                    raise RecordError(jsontext.TWICE.format(key))
                 if "history" not in obj:
                     raise RecordError("missing required key 'history'")
                 episode = obj.get("episode", index)

@@ -187,14 +187,16 @@ _SPECIAL = re.compile(r"[{;\[]")
 def parse_rules_text(text: str) -> str | dict[str, Any]:
     """Read a ruleset written as text: a preset name, or a JSON object (``{...}``), or a JSON string.
 
-    Raises ``ValueError`` (``rules: ... is not valid JSON``).
+    Raises ``ValueError`` (``rules: ... is not valid JSON``, or a key given twice).
     """
     t = text.strip()
     if t.startswith(("{", '"')):
         try:
-            value = jsontext.loads(t)
+            value = jsontext.loads_strict(t)
         except orjson.JSONDecodeError as exc:
             raise ValueError(f"{text!r} is not valid JSON ({exc})") from None
+        except jsontext.RepeatedKey as exc:
+            raise ValueError(f"{text!r}: {exc}") from None
         if not isinstance(value, (dict, str)):
             raise ValueError(f"{text!r} is not a preset name or a JSON object")
         return value

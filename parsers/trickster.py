@@ -652,9 +652,12 @@ class _Reader:
         if "GameOptionsJson" in tags:
             t = tags["GameOptionsJson"]
             try:
-                obj = jsontext.loads(t.value)  # whole numbers of any size stay whole
+                obj = jsontext.loads_strict(t.value)  # whole numbers of any size stay whole
             except orjson.JSONDecodeError as exc:
                 problem(t, f"[GameOptionsJson] is not valid JSON ({str(exc).split(':', 1)[0]}): {_short(t.value)}")
+                obj = None
+            except jsontext.RepeatedKey as exc:
+                problem(t, f"[GameOptionsJson]: {exc}")
                 obj = None
             if obj is not None and not isinstance(obj, dict):
                 problem(t, f"[GameOptionsJson] must hold a JSON object, not {type(obj).__name__}")

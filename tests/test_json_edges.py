@@ -132,3 +132,44 @@ def test_a_key_given_twice_in_a_json_documents_item_rejects_that_item(tmp_path, 
     assert con.execute("SELECT source_line, message FROM load_errors").fetchall() == [
         (1, "item 1: the key 'hand' is given twice in one object (JSON does not say which counts)")]
     assert con.execute("SELECT count(*) FROM hands").fetchall() == [(0,)]
+
+
+def test_a_key_given_twice_in_json_another_format_carries_rejects_that_record(tmp_path):
+    """The JSON that SPN, the score sheet, Trickster and OpenSpiel carry gets the same rule: the
+    record is rejected with the key named, never read as "the last one wins"."""
+    from typer.testing import CliRunner
+
+    from conftest import CORPUS
+    from spadework.analysis.cli import app
+    from spadework.parsers import spn
+
+    twice = "the key 'target' is given twice in one object (JSON does not say which counts)"
+    from spadework.parsers import jsonl
+
+    rec = jsonl.record_from_obj(json.loads(line(game_id="t", hand=1)), "t.jsonl", 1)
+    text = spn.dumps([rec])
+    assert '[Rules "standard"]' in text
+    cases = {
+        "rules.spn": text.replace('[Rules "standard"]', '[Rules "{\\"preset\\":\\"standard\\",\\"target\\":300,\\"target\\":500}"]'),
+    }
+    sheet = ("game_id,hand,dealer,rules,player_N,player_E,player_S,player_W,bid_N,bid_E,bid_S,bid_W,taken_N,taken_E,"
+             "taken_S,taken_W,NS_points,NS_total,NS_bags,EW_points,EW_total,EW_bags\n"
+             'g,1,N,"{""preset"":""standard"",""target"":300,""target"":500}",a,b,c,d,3,3,3,3,4,3,3,3,,,,,,\n')  # fmt: skip
+    cases["sheet.csv"] = sheet
+    ptn = (CORPUS / "trickster" / "issue335_spades.ptn").read_text(encoding="utf-8")
+    cases["options.ptn"] = ptn.replace('[GameOptionsJson "{', '[GameOptionsJson "{\\"gameOverScore\\":1,\\"gameOverScore\\":2,', 1)
+    episodes = (CORPUS / "openspiel" / "episodes.jsonl").read_text(encoding="utf-8").splitlines()
+    cases["episodes.jsonl"] = "\n".join([episodes[0].replace('{"episode": 0,', '{"episode": 0, "episode": 7,', 1), *episodes[1:3]]) + "\n"
+    for name, body in cases.items():
+        path = tmp_path / name
+        path.write_text(body, encoding="utf-8")
+        items = list(formats.load(path))
+        errors = [i for i in items if not hasattr(i, "game_id")]
+        want = {"options.ptn": "gameOverScore", "episodes.jsonl": "episode"}.get(name, "target")
+        assert [e for e in errors if twice.replace("'target'", repr(want)) in e.message], (name, errors)
+        # the record is not read with either value (SPN: its game-level tag, then the hand, are refused)
+        assert len(errors) == (2 if name == "rules.spn" else 1), (name, errors)
+        assert len(items) - len(errors) == (2 if name == "episodes.jsonl" else 0), (name, items)
+    # and on the command line
+    r = CliRunner().invoke(app, ["validate", str(tmp_path / "rules.spn"), "--rules", '{"preset":"standard","target":300,"target":500}'])
+    assert r.exit_code == 2 and "--rules: " + twice in r.output, r.output
