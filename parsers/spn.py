@@ -490,12 +490,13 @@ def _trick(text: str, line: int, number: int) -> dict[str, Any]:
 
 
 def _json_value(text: str | None) -> Any:
-    """An extension value: JSON when it parses, else the text itself."""
+    """An extension value: JSON when it parses, else the text itself (also when it gives a key twice:
+    the text keeps both, where the parsed value would keep one)."""
     if text is None:
         return None
     try:
-        return jsontext.loads(text)
-    except orjson.JSONDecodeError:
+        return jsontext.loads_strict(text)
+    except (orjson.JSONDecodeError, jsontext.RepeatedKey):
         return text
 
 

@@ -173,3 +173,18 @@ def test_a_key_given_twice_in_json_another_format_carries_rejects_that_record(tm
     # and on the command line
     r = CliRunner().invoke(app, ["validate", str(tmp_path / "rules.spn"), "--rules", '{"preset":"standard","target":300,"target":500}'])
     assert r.exit_code == 2 and "--rules: " + twice in r.output, r.output
+
+
+def test_an_spn_extension_value_that_gives_a_key_twice_is_kept_as_its_text(tmp_path):
+    from spadework.parsers import jsonl, spn
+
+    rec = jsonl.record_from_obj(json.loads(line(game_id="t", hand=1)), "t.jsonl", 1)
+    text = spn.dumps([rec])
+    assert '[x_app "{\\"v\\":2}"]' in text
+    path = tmp_path / "x.spn"
+    path.write_text(text.replace('[x_app "{\\"v\\":2}"]', '[x_app "{\\"v\\":2,\\"v\\":3}"]'))
+    (got,) = list(formats.load(path))
+    assert got.extras["x_app"] == '{"v":2,"v":3}'
+    path.write_text(text)
+    (plain,) = list(formats.load(path))
+    assert plain.extras["x_app"] == {"v": 2}
