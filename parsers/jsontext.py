@@ -83,16 +83,7 @@ def repeated_key(text: str | bytes, obj: Any) -> str | None:
     ``":`` inside a string, or a space before a colon) is read again key by key."""
     if text.count(b'":' if isinstance(text, bytes) else '":') == _key_count(obj):
         return None
-    found: list[str] = []
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        keys = [k for k, _ in items]
-        if not found and len(set(keys)) < len(keys):
-            found.append(next(k for i, k in enumerate(keys) if k in keys[:i]))
-        return dict(items)
-
-    json.loads(text, object_pairs_hook=pairs)
-    return found[0] if found else None
+    return _repeat_inside(json.loads(text, object_pairs_hook=_pairs))
 
 
 TWICE = "the key {!r} is given twice in one object (JSON does not say which counts)"
