@@ -675,6 +675,7 @@ def standings(
         _limit_memory(con, None, chosen)
         summary = _load_and_check(con, paths, fmt, rules_spec, quiet or as_json or as_csv, chosen)
         rejected = summary.errors
+        names = [f.source_file for f in summary.files]
     try:
         result = st_mod.standings(con, chain, by_event=not overall, event=event)
     except ValueError as exc:  # an event no hand names
@@ -694,8 +695,18 @@ def standings(
             out.print("No checked games" + (f" in event {event!r}" if event else "") + ".", markup=False)
         for item in st_mod.rich_tables(result):
             out.print(item)
+    if db is None:
+        # what the standings stand on: records left out, games whose rules could not be read
+        from spadework.analysis.present import print_grouped_rows
+
+        unread = con.execute("SELECT count(DISTINCT game_id) FROM violations WHERE code IN ('RULES_INVALID', 'RULES_MIXED')").fetchone()[0]
+        if unread:
+            err.print(f"{_n(unread, 'game')} with rules that could not be read or that change within the game: scored "
+                      "under the preset the rules name, else standard (validate lists them)", markup=False)
+        if rejected:
+            print_grouped_rows(con, err, "load_errors", f"{_n(rejected, 'record')} could not be read, and the standings "
+                               "leave them out:", names, 5)  # fmt: skip
     if rejected:
-        err.print(f"{_n(rejected, 'record')} could not be read (validate lists them)")
         raise typer.Exit(EXIT_BAD_INPUT)
 
 

@@ -353,3 +353,29 @@ def test_standings_of_a_database_not_checked_since_its_last_load_stop():
         standings(con)
     check_db(con)
     assert standings(con).games.height == 60
+
+
+def test_standings_of_logs_say_what_they_leave_out(tmp_path):
+    """Standings made from logs name each record they could not read (file, line, reason) and count
+    the games whose rules could not be read: the table alone does not show either (an audit found
+    one line "1 record could not be read" and nothing at all)."""
+    from spadework.analysis import sim
+
+    log = tmp_path / "s.jsonl"
+    records, _ = sim.simulate_season(4, 2, 3)
+    sim.write_season(records, log)
+    lines = log.read_text().splitlines()
+    first_game = json.loads(lines[0])["game_id"]
+    bad_rules = [json.dumps(dict(json.loads(x), rules={"preset": "standard", "bogus": 1})) if json.loads(x)["game_id"] == first_game else x
+                 for x in lines]  # fmt: skip
+    (tmp_path / "rules.jsonl").write_text("\n".join(bad_rules) + "\n")
+    (tmp_path / "cut.jsonl").write_text("\n".join([lines[0], lines[1][:50], *lines[2:]]) + "\n")
+    runner = CliRunner()
+    r = runner.invoke(cli.app, ["standings", str(tmp_path / "rules.jsonl")])
+    assert r.exit_code == 0 and "1 game with rules that could not be read" in r.stderr, r.stderr
+    r = runner.invoke(cli.app, ["standings", str(tmp_path / "cut.jsonl")])
+    assert r.exit_code == 2, r.output
+    assert "1 record could not be read, and the standings leave them out:" in r.stderr
+    assert "cut.jsonl:2: not valid JSON" in r.stderr
+    r = runner.invoke(cli.app, ["standings", str(log)])
+    assert r.exit_code == 0 and r.stderr == "", r.stderr
