@@ -191,6 +191,24 @@ def test_analyse_command_counts_skipped_hands(tmp_path):
     assert run("analyse", "--db", tmp_path / "missing.duckdb").exit_code == 2
 
 
+def test_analyse_starts_no_more_workers_than_it_has_batches_of_hands(tmp_path, monkeypatch):
+    """--workers 500 on a database of two hands (or none) started 500 processes (an audit waited
+    100 s on one with nothing to judge); now a batch of hands is the most a worker gets."""
+    import multiprocessing
+
+    def no_pool(*a, **kw):
+        raise AssertionError("a worker pool was started")
+
+    monkeypatch.setattr(multiprocessing, "get_context", no_pool)
+    db = _sample_db(tmp_path, [0, 2])
+    con = duckdb.connect(str(db))
+    summary = analyse_db(con, workers=500)
+    assert (summary.hands, summary.cards) == (2, 81)
+    con.execute("DELETE FROM hand_records")
+    assert analyse_db(con, workers=500).hands == 0
+    con.close()
+
+
 def test_analyse_judges_the_bids_of_a_checked_database_and_says_when_it_cannot(tmp_path):
     db = _sample_db(tmp_path, [0, 2, 4])
     r = run("analyse", "--db", db, "--workers", "1", "-q")

@@ -234,7 +234,8 @@ def analyse_db(con, *, workers: int | None = None, progress: Callable[[int, int]
     :data:`spadework.parsers.schema.ANALYSIS_TABLES`).
 
     ``con``: a DuckDB connection to a database made by ``spadework load``; ``workers``: worker
-    processes (default: the CPU count; 1 = in this process); ``progress(done, total)`` is called
+    processes (default: the CPU count; 1 = in this process; never more than the batches of ``batch``
+    hands, so a database with at most ``batch`` hands is judged in this process); ``progress(done, total)`` is called
     after each batch of hands, ``True`` shows a rich progress bar on standard error.
     Returns an :class:`AnalyseSummary`.
     """
@@ -249,7 +250,8 @@ def analyse_db(con, *, workers: int | None = None, progress: Callable[[int, int]
     total = con.execute("SELECT count(*) FROM hands").fetchone()[0]
     columns, parts = record_rows(con)
     batches = _batches(columns, parts, batch)
-    workers = workers or os.cpu_count() or 1
+    # never more workers than batches of hands: a database with nothing to judge starts none
+    workers = max(1, min(workers or os.cpu_count() or 1, -(-total // max(1, batch))))
     summary = AnalyseSummary()
     done = 0
     bar = None
