@@ -108,7 +108,7 @@ import orjson
 
 from spadework.parsers import jsontext
 from spadework.parsers.cards import CardError, format_pbn_deal, parse_card, parse_pbn_deal, sort_cards, spellings
-from spadework.parsers.io import LookAhead, decode, iter_lines, iter_text_lines, raw_text
+from spadework.parsers.io import LookAhead, TruncatedFile, decode, iter_lines, iter_text_lines, raw_text
 from spadework.parsers.jsonl import KNOWN_KEYS, record_from_obj, record_to_obj
 from spadework.parsers.model import HandRecord, LoadError
 from spadework.parsers.seats import SEATS, SIDES, Seat, Side
@@ -507,6 +507,7 @@ class _Reader:
         self.source = source
         self.state: dict[str, Any] = {t: None for t in GAME_TAGS}
         self.unreadable: dict[str, int] = {}
+        self.open_block: list[tuple[int, bytes]] = []  # the lines of the block being read (iter_spn)
 
     # game-level tags -----------------------------------------------------------------------------
     def _game_value(self, tag: _Tag) -> Any:
@@ -734,11 +735,29 @@ def _with_warnings(rec: HandRecord, warnings: list[str]) -> HandRecord:
 def iter_spn(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator[Item]:
     """Parse numbered raw lines of SPN (see the module doc); one block in memory at a time."""
     reader = _Reader(source)
+    source_lines = LookAhead(lines)
+    try:
+        yield from _spn_blocks(reader, source_lines, source)
+    except TruncatedFile as exc:
+        # the block being read when the file broke off: its end is lost, so it is not read (named here,
+        # with its text; the error naming where the file stops comes after it)
+        block = reader.open_block
+        if block:
+            first = block[0][0]
+            kept = "\n".join(raw_text(b) for _, b in block)[:_RAW_KEEP]
+            yield LoadError(source, first, f"line {first}: this block was cut off with the file (reading stopped after "
+                                           f"line {exc.line:,}), so it is not read", kept)  # fmt: skip
+        raise
+
+
+def _spn_blocks(reader: "_Reader", source_lines: LookAhead, source: str) -> Iterator[Item]:
+    """The items of the blocks of ``source_lines`` (see :func:`iter_spn`); the block being read is kept
+    in ``reader.open_block`` for a reader of a cut-off file."""
     block: list[tuple[int, bytes]] = []
+    reader.open_block = block
     size = 0
     skipping = False
     has_hand = False
-    source_lines = LookAhead(lines)
     for n, raw in source_lines:
         if not raw.strip():
             if block and not skipping and _comment_open(block):
@@ -767,6 +786,7 @@ def iter_spn(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator[Item]:
                 if item is not None:
                     yield item
             block, size, skipping, has_hand = [], 0, False, False
+            reader.open_block = block
             continue
         if skipping:
             continue
@@ -781,6 +801,7 @@ def iter_spn(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator[Item]:
                 if item is not None:
                     yield item
                 block = block[k:]
+                reader.open_block = block
                 size = sum(len(b) + 1 for _, b in block)
             has_hand = True
         block.append((n, raw))
@@ -792,6 +813,7 @@ def iter_spn(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator[Item]:
             yield LoadError(source, first, reason, kept)
             reader._mark_unreadable(kept, block[0][0], block[0][0])
             block, size, skipping = [], 0, True
+            reader.open_block = block
     if block:
         item = reader.block(block)
         if item is not None:

@@ -815,6 +815,36 @@ def test_a_cut_off_gzip_keeps_every_record_read_whole_before_the_damage_in_every
     assert f"cut off or damaged after line {last:,}" in errors[-1][1]
 
 
+def test_a_cut_off_spn_gzip_names_the_hand_block_it_was_reading(tmp_path):
+    """The block read when the file broke off is not read (its end is lost): an error at its first
+    line says so and keeps its text, before the error naming where the file stops (it used to say
+    only that the records before the damage are read)."""
+    import zlib
+
+    from spadework.parsers import spn
+    from spadework.parsers.formats import load
+
+    text = spn.dumps(load(CLEAN))
+    lines = text.splitlines(keepends=True)
+    starts = [i for i, x in enumerate(lines) if x.startswith("[Hand ")]
+    cut_at = starts[3] + 3  # three lines into the fourth hand's block
+    head, tail = "".join(lines[:cut_at]), "".join(lines[cut_at:])
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    data = z.compress(head.encode()) + z.flush(zlib.Z_FULL_FLUSH) + (z.compress(tail.encode()) + z.flush())[:2]
+    cut = tmp_path / "cut.spn.gz"
+    cut.write_bytes(data)
+    items = list(load(cut, source="f"))
+    hands = [r for r in items if not hasattr(r, "message")]
+    errors = [e for e in items if hasattr(e, "message")]
+    assert len(hands) == 3 and len(errors) == 2
+    block_error, stop = errors
+    assert block_error.source_line == starts[3] + 1
+    assert block_error.message == (f"line {starts[3] + 1}: this block was cut off with the file (reading stopped after "
+                                   f"line {cut_at:,}), so it is not read")
+    assert block_error.raw.startswith("[Hand ") and block_error.raw.count("\n") == 2
+    assert stop.source_line == cut_at + 1 and f"cut off or damaged after line {cut_at:,}" in stop.message
+
+
 @pytest.mark.parametrize("engine", ["replay", "fast"])
 @pytest.mark.parametrize("shape", ["array", "lines", "one object"])
 def test_a_cut_off_gzipped_json_document_keeps_the_items_closed_before_the_damage(tmp_path, shape, engine):
