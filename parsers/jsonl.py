@@ -11,7 +11,6 @@ object of one hand and the record; the other formats reuse them.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
