@@ -341,7 +341,6 @@ class GameRun:
         self.scores = _ScoreChecker(gid, rs, findings, start_totals, start_bags)
         self.ended_at_hand: int | None = None
         self.prev: HandRecord | None = None
-        self.first: HandRecord | None = None  # the game's first hand: the dealers' rotation starts there
         self.index = 0
 
     @property
@@ -374,12 +373,8 @@ class GameRun:
             if rec.dealer != fixed:
                 findings.append(_dealer_finding(gid, rec, fixed, f"the {rs.preset} rules have {fixed} deal every hand"))
         elif prev is not None and h > prev.hand:
-            # as for recorded scores (RULES.md 5), one wrong dealer is one finding: a dealer left of the
-            # previous recorded one (the log carries a change on) or where the rotation from the first
-            # hand puts it (the log goes back on track) is in rotation
             expected = prev.dealer.after(h - prev.hand)
-            on_track = self.first.dealer.after(h - self.first.hand) if self.first is not None else expected
-            if rec.dealer != expected and rec.dealer != on_track:
+            if rec.dealer != expected:
                 gap = "" if h - prev.hand == 1 else f" and {h - prev.hand - 1} hand(s) unrecorded in between"
                 findings.append(
                     _dealer_finding(gid, rec, expected, f"hand {prev.hand} was dealt by {prev.dealer}{gap}")
@@ -438,8 +433,6 @@ class GameRun:
         if rec.winner is not None:
             _check_winner(gid, rec, official, self.ended_at_hand, rs, findings)
         self.prev = rec
-        if self.first is None:
-            self.first = rec
         self.index += 1
         return hc
 

@@ -304,8 +304,8 @@ def _num(x: float) -> int | float:
 @dataclass(frozen=True)
 class _HandBefore:
     """What :meth:`GameRun.check_hand` reads of the hand before the one it checks (``hand``,
-    ``dealer``) and of the game's first hand (``hand``, ``dealer``, ``score_before``, ``bags_before``),
-    from the packed arrays: a whole record is built only for the hands with findings."""
+    ``dealer``) and of the game's first hand (``score_before``, ``bags_before``), from the packed
+    arrays: a whole record is built only for the hands with findings."""
 
     hand: int
     dealer: Any
@@ -345,7 +345,6 @@ def _run_before(result: CoreResult, g: int, i: int, prev: Any, first: Any):
     run.scores.totals = [_num(o.log_total[i, 0]), _num(o.log_total[i, 1])]
     run.scores.bags = [int(o.log_bags[i, 0]), int(o.log_bags[i, 1])]
     run.prev = prev
-    run.first = first  # the dealers' rotation starts at the game's first hand
     run.index = i - a
     return run
 

@@ -1111,11 +1111,8 @@ def run_games(
                 if d != fixed:
                     pos = _emit(F, pos, write, i, DEALER_OUT_OF_ROTATION, 0, d, NO_CARD, d & 1, F_DEALER, d, fixed)
             elif i > a and h > p_hand_no[i - 1]:
-                # one wrong dealer, one finding: left of the previous recorded dealer, or where the
-                # rotation from the game's first hand puts it (as the reference, checker.py)
                 exp = (np.int64(p_dealer[i - 1]) + (h - np.int64(p_hand_no[i - 1]))) % 4
-                on_track = (np.int64(p_dealer[a]) + (h - np.int64(p_hand_no[a]))) % 4
-                if d != exp and d != on_track:
+                if d != exp:
                     pos = _emit(F, pos, write, i, DEALER_OUT_OF_ROTATION, 0, d, NO_CARD, d & 1, F_DEALER, d, exp)
             # PLAYED_AFTER_GAME_END
             if winner != NO_SEAT:
