@@ -697,9 +697,9 @@ def standings(
             out.print(item)
     if db is None:
         # what the standings stand on: records left out, games whose rules could not be read
-        from spadework.analysis.present import print_grouped_rows
+        from spadework.analysis.present import games_with_unread_rules, print_grouped_rows
 
-        unread = con.execute("SELECT count(DISTINCT game_id) FROM violations WHERE code IN ('RULES_INVALID', 'RULES_MIXED')").fetchone()[0]
+        unread = games_with_unread_rules(con)
         if unread:
             err.print(f"{_n(unread, 'game')} with rules that could not be read or that change within the game: scored "
                       "under the preset the rules name, else standard (validate lists them)", markup=False)

@@ -386,8 +386,8 @@ def rich_overview(df: pl.DataFrame, columns: tuple[tuple[str, str], ...] = TEXT_
     shown = [(m, head) for m, head in columns if m in df.columns]
     for _, head in shown:
         table.add_column(head, justify="right", no_wrap=True)
-    for r in df.iter_rows(named=True):
-        cells = [Text(printable(str(r["player"]), NAME_WIDTH))]  # as in names above
+    for name, r in zip(names, df.iter_rows(named=True)):
+        cells = [Text(name)]
         for m, _ in shown:
             cells.append(Text(short_value(metrics.REGISTRY[m].kind, r[m], signed=m == "bid_bias")))
         table.add_row(*cells)

@@ -32,6 +32,13 @@ def rejected_count(con) -> int:
     return con.execute("SELECT count(*) FROM load_errors").fetchall()[0][0]
 
 
+def games_with_unread_rules(con) -> int:
+    """How many checked games have rules that could not be read or that change within the game
+    (``RULES_INVALID`` / ``RULES_MIXED`` rows of ``violations``)."""
+    sql = "SELECT count(DISTINCT game_id) FROM violations WHERE code IN ('RULES_INVALID', 'RULES_MIXED')"
+    return con.execute(sql).fetchall()[0][0]
+
+
 def findings_by_code(con) -> list[tuple[str, int]]:
     """``[(code, count)]`` over the ``violations`` table, most frequent first."""
     return con.execute("SELECT code, count(*) AS n FROM violations GROUP BY code ORDER BY n DESC, code").fetchall()

@@ -19,7 +19,7 @@ from typing import IO, Any
 import orjson
 
 from spadework.parsers import jsontext
-from spadework.parsers.jsontext import TWICE, repeated_key, repeated_keys_by_item
+from spadework.parsers.jsontext import TWICE, repeated_keys_by_item
 from spadework.parsers.cards import CardError, parse_card, spellings
 from spadework.parsers.io import TruncatedFile, decode, iter_lines, iter_text_lines, raw_text, read_whole, strip_gz, utf16_hint
 from spadework.parsers.model import SCHEMA, Bid, HandRecord, LoadError, RecordError, SideScore, Trick
@@ -358,12 +358,9 @@ def _parse_line(raw: bytes, source: str, n: int) -> Item | None:
         if not text.strip():
             return None
         try:
-            obj = jsontext.loads(text)
+            obj = jsontext.loads_strict(text)  # a key given twice: RepeatedKey, a ValueError (below)
         except orjson.JSONDecodeError as exc:
             raise RecordError(f"not valid JSON ({_short_json_error(exc)}){utf16_hint(text)}") from None
-        key = repeated_key(text, obj)
-        if key is not None:
-            raise RecordError(TWICE.format(key))
         return record_from_obj(obj, source, n, raw)
     except ValueError as exc:  # RecordError, CardError and decoding errors
         return LoadError(source, n, str(exc), raw_text(raw))
