@@ -215,6 +215,64 @@ def test_dealer_out_of_rotation():
     assert f.message == "hand 2: dealt by S (c), but E should have dealt (hand 1 was dealt by N)"
 
 
+LONG_GAME = {"preset": "standard", "target": 10000}
+
+
+def _dealt_by(dealers: str, start: int = 1) -> list[HandRecord]:
+    """A game whose hand ``start + k`` is dealt by ``dealers[k]`` (bids from that dealer's left)."""
+    out = []
+    for k, d in enumerate(dealers):
+        order = Seat.parse(d).left.clockwise()
+        out.append(sheet(start + k, d, ", ".join(f"{s} 3" for s in order), (3, 3, 3, 4), rules=LONG_GAME))
+    return out
+
+
+@pytest.mark.parametrize(
+    "dealers, flagged",
+    [
+        ("NESWNESW", []),
+        # one mistyped dealer (hand 4), then the rotation as it was: one finding
+        ("WNENWNES", [4]),
+        # one mistyped dealer, and the log goes on from it: one finding
+        ("WNENESWN", [4]),
+        # a change of rotation, then later a table that really dealt out of turn, on the seat the
+        # rotation from hand 1 gives: found (the memory is one hand deep)
+        ("WNENESWNWS", [4, 9]),
+        # two dealers in a row out of rotation, then back to where the rotation should be
+        ("NEWESWNE", [3, 4]),
+        # the seat that should have dealt hand 3 deals hand 4 (back on track): one finding
+        ("NEWWNES", [3]),
+        # across an unrecorded hand the memory moves on by the number of hands
+        ("NESNE", [4]),
+    ],
+)
+def test_a_dealer_out_of_rotation_is_one_finding_whether_or_not_the_log_goes_back(dealers, flagged):
+    # RULES.md section 1; the one-hand memory mirrors section 5's "either state" rule for scores
+    gc = check_game(_dealt_by(dealers))
+    assert [f.hand for f in gc.findings] == flagged
+    assert {f.code for f in gc.findings} <= {F.DEALER_OUT_OF_ROTATION}
+
+
+def test_a_dealer_out_of_rotation_after_another_names_both_seats_in_rotation():
+    [f3, f4] = check_game(_dealt_by("NEWES")).findings
+    assert f3.message == "hand 3: dealt by W (d), but S should have dealt (hand 2 was dealt by E)"
+    assert f4.message == (
+        "hand 4: dealt by E (b), but N should have dealt "
+        "(hand 3 was dealt by W; or W, had hand 3 been dealt by S as the rotation has it)"
+    )
+
+
+def test_the_dealer_memory_moves_on_across_a_hand_gap():
+    # hand 2 mistyped, hand 3 unrecorded, hand 4 where the rotation from hand 2's right dealer puts it
+    recs = _dealt_by("NW") + _dealt_by("W", start=4)
+    assert [(f.code, f.hand) for f in check_game(_dealt_by("NW") + _dealt_by("N", start=4)).findings] == [
+        (F.DEALER_OUT_OF_ROTATION, 2), (F.HAND_MISSING, 4), (F.DEALER_OUT_OF_ROTATION, 4)
+    ]
+    assert [(f.code, f.hand) for f in check_game(recs).findings] == [
+        (F.DEALER_OUT_OF_ROTATION, 2), (F.HAND_MISSING, 4)
+    ]
+
+
 def test_dealer_rotation_across_unrecorded_hands():
     hands = [sheet(1, "N", "E 3, S 3, W 3, N 3", (3, 3, 3, 4)), sheet(4, "W", "N 3, E 3, S 3, W 3", (3, 3, 3, 4))]
     assert [f.code for f in check_game(hands).findings] == [F.HAND_MISSING]

@@ -248,6 +248,17 @@ def test_every_planted_fault_is_found_at_its_place_and_nothing_else(rules, games
     assert allowed - rare <= kinds, allowed - rare - kinds
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_dealers_out_of_rotation_in_a_row_are_found_exactly(seed):
+    # at this rate wrong dealers come in runs: each is planted where the checker's one-hand memory of
+    # the rotation (RULES_NOTES.md) does not take it as in rotation, and each is found there
+    records, faults = simulate_season(8, 12, seed, fault_rate=0.7, kinds=["dealer_out_of_rotation"])
+    hands = {(f.game_id, f.hand) for f in faults}
+    runs = sum((g, h - 1) in hands for g, h in hands)
+    assert runs >= 10
+    assert len(assert_exact(records, faults)) == len(faults)
+
+
 def test_every_kind_is_planted_somewhere():
     seen = set()
     for rules, games in (("standard", 200), ("barmore", 40), (OPTIONS_MIX, 25)):

@@ -40,7 +40,7 @@ from spadework.analysis.engine.rules import Ruleset, RulesError, fallback_rulese
 from spadework.analysis.engine.scoring import ScoreChain, SideResult, apply_renege_penalty, score_side
 from spadework.parsers.model import HandRecord
 from spadework.parsers.schema import AS_PLAYED_COLUMNS, DERIVED_TABLES, arrow_schema, column_types
-from spadework.parsers.seats import SIDES, Side
+from spadework.parsers.seats import SIDES, Seat, Side
 from spadework.parsers.state import loaded_generation, mark_checked
 
 AS_PLAYED = "as_played"
@@ -341,6 +341,9 @@ class GameRun:
         self.scores = _ScoreChecker(gid, rs, findings, start_totals, start_bags)
         self.ended_at_hand: int | None = None
         self.prev: HandRecord | None = None
+        # the seat that should have dealt the previous hand: its recorded dealer, or, when that dealer
+        # was out of rotation, the seat the rotation called for (see the dealer check below)
+        self.should_dealer: Seat | None = None
         self.index = 0
 
     @property
@@ -369,16 +372,28 @@ class GameRun:
         # its recorded score is checked unless the state before it or its tricks are unknown
         check_score = not missing or rec.score_before is not None
         # dealer
+        dealer_should = rec.dealer
         if fixed is not None:
             if rec.dealer != fixed:
                 findings.append(_dealer_finding(gid, rec, fixed, f"the {rs.preset} rules have {fixed} deal every hand"))
         elif prev is not None and h > prev.hand:
-            expected = prev.dealer.after(h - prev.hand)
-            if rec.dealer != expected:
-                gap = "" if h - prev.hand == 1 else f" and {h - prev.hand - 1} hand(s) unrecorded in between"
-                findings.append(
-                    _dealer_finding(gid, rec, expected, f"hand {prev.hand} was dealt by {prev.dealer}{gap}")
-                )
+            # RULES.md section 1: left of the previous hand's dealer.  After a dealer out of rotation,
+            # the seat left of the one that should have dealt that hand is in rotation too (the log
+            # went back on track), so one mistyped dealer is one finding, as one wrong score is
+            # (section 5); the memory is one hand deep, so a later change of rotation is still found.
+            step = h - prev.hand
+            expected = prev.dealer.after(step)
+            should = self.should_dealer if self.should_dealer is not None else prev.dealer
+            back = should.after(step)
+            if rec.dealer in (expected, back):
+                dealer_should = rec.dealer
+            else:
+                gap = "" if step == 1 else f" and {step - 1} hand(s) unrecorded in between"
+                why = f"hand {prev.hand} was dealt by {prev.dealer}{gap}"
+                if back != expected:
+                    why += f"; or {back}, had hand {prev.hand} been dealt by {should} as the rotation has it"
+                findings.append(_dealer_finding(gid, rec, expected, why))
+                dealer_should = back
         # after the end
         if official.over:
             assert official.winner is not None and official.final_totals is not None
@@ -433,6 +448,7 @@ class GameRun:
         if rec.winner is not None:
             _check_winner(gid, rec, official, self.ended_at_hand, rs, findings)
         self.prev = rec
+        self.should_dealer = dealer_should
         self.index += 1
         return hc
 

@@ -345,6 +345,7 @@ def _run_before(result: CoreResult, g: int, i: int, prev: Any, first: Any):
     run.scores.totals = [_num(o.log_total[i, 0]), _num(o.log_total[i, 1])]
     run.scores.bags = [int(o.log_bags[i, 0]), int(o.log_bags[i, 1])]
     run.prev = prev
+    run.should_dealer = SEATS[int(o.dealer_should[i - 1])]
     run.index = i - a
     return run
 

@@ -161,6 +161,7 @@ OUT_SPEC = {
     "n_find": (("N",), np.int32, 0),
     "log_total": (("N", 2), np.float64, 0.0),
     "log_bags": (("N", 2), np.int64, 0),
+    "dealer_should": (("N",), np.uint8, NO_SEAT),
     # per game
     "g_total": (("G", 2), np.float64, 0.0),
     "g_winner": (("G",), np.uint8, NO_SEAT),
@@ -179,6 +180,8 @@ CoreOut = namedtuple("CoreOut", list(OUT_SPEC))
 penalty, set only when the ruleset has one).  ``n_find`` [N]: findings of the hand.
 ``log_total``/``log_bags`` [N,2]: the log's own state before the hand (RULES.md section 5, "Checking
 recorded scores"), for re-checking one hand in the reference (``checker.GameRun``).
+``dealer_should`` [N]: the seat that should have dealt the hand (its dealer, or the one the rotation
+called for when its dealer was out of rotation; ``checker.GameRun.should_dealer``).
 ``g_total`` [G,2]: the game's totals (at its end, or after its last hand); ``g_winner``;
 ``g_ended``: the hand number that ended it (``NO_HAND``), ``g_ended_row`` its row (-1); ``g_nfind``: findings of the game;
 ``g_reference``: the core cannot check this game (a hand the layout flags ``overflow``, a seat dealt
@@ -988,7 +991,7 @@ def run_games(
     r_opt, r_play_suit, r_play_power, r_deck_mask, r_suit_mask,
     o_t_leader, o_t_winner, o_t_led, o_t_broken, o_taken, o_taken_score, o_hs_contract, o_hs_tricks, o_hs_made,
     o_hs_bags_hand, o_hs_penalty, o_hs_nil, o_hs_points, o_hs_total, o_hs_bags, o_n_find, o_log_total, o_log_bags,
-    o_g_total, o_g_winner, o_g_ended, o_g_ended_row, o_g_nfind, o_g_reference,
+    o_dealer_should, o_g_total, o_g_winner, o_g_ended, o_g_ended_row, o_g_nfind, o_g_reference,
     F, games, offsets, write, wf, wi, wu,
 ):
     """Check each game of ``games`` (``checker.check_game``): every hand replayed and scored in hand
@@ -1106,14 +1109,20 @@ def run_games(
                         log_t[sd] = tot[off, sd]
                         log_b[sd] = bags[off, sd]
             check_score = not missing or has_before
-            # DEALER_OUT_OF_ROTATION
+            # DEALER_OUT_OF_ROTATION (``should``: the seat that should have dealt this hand)
+            should = d
             if fixed != NO_SEAT:
                 if d != fixed:
                     pos = _emit(F, pos, write, i, DEALER_OUT_OF_ROTATION, 0, d, NO_CARD, d & 1, F_DEALER, d, fixed)
             elif i > a and h > p_hand_no[i - 1]:
-                exp = (np.int64(p_dealer[i - 1]) + (h - np.int64(p_hand_no[i - 1]))) % 4
-                if d != exp:
+                # left of the previous dealer, or of the seat that should have dealt the previous hand
+                step = h - np.int64(p_hand_no[i - 1])
+                exp = (np.int64(p_dealer[i - 1]) + step) % 4
+                back = (np.int64(o_dealer_should[i - 1]) + step) % 4
+                if d != exp and d != back:
                     pos = _emit(F, pos, write, i, DEALER_OUT_OF_ROTATION, 0, d, NO_CARD, d & 1, F_DEALER, d, exp)
+                    should = back
+            o_dealer_should[i] = should
             # PLAYED_AFTER_GAME_END
             if winner != NO_SEAT:
                 pos = _emit(F, pos, write, i, PLAYED_AFTER_GAME_END, 0, NO_SEAT, NO_CARD, NO_SEAT, NO_FIELD, NAN, NAN)

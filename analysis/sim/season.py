@@ -277,6 +277,7 @@ class _Game:
         hand = 0
         frng = self.frng
         dropped: int | None = None  # hand_missing: the hand left out of the log, found on the next one
+        back: Seat | None = None  # left of the seat that should have dealt the hand before
         while hand < MAX_HANDS:
             hand += 1
             if frng is not None and frng.random() < self.fault_rate:
@@ -307,7 +308,7 @@ class _Game:
                 dropped = hand
                 continue
             rec, planted, used_dealer = self._hand(
-                hand, dealer, kind, truth, app_tot, app_bags, pending if dropped is None else []
+                hand, dealer, kind, truth, app_tot, app_bags, pending if dropped is None else [], back
             )
             if kind is not None and not planted:
                 pending.append(kind)
@@ -323,6 +324,11 @@ class _Game:
                 )
                 self.nfault += 1
                 dropped = None
+            # as the checker sees it (RULES_NOTES.md): the seat that should have dealt this hand is its
+            # dealer, or after a dealer out of rotation the one the rotation called for; the next hand
+            # may be dealt left of either
+            should = used_dealer if used_dealer == dealer or back is None else back
+            back = None if fixed is not None else should.left
             dealer = fixed if fixed is not None else used_dealer.left
             if truth.over:
                 break
@@ -386,8 +392,11 @@ class _Game:
         app_tot: list,
         app_bags: list,
         pending: list[str],
+        back: Seat | None = None,
     ) -> tuple[HandRecord, bool, Seat]:
-        """Play and record one hand; returns the record, whether ``kind`` was planted, and the dealer."""
+        """Play and record one hand; returns the record, whether ``kind`` was planted, and the dealer.
+        ``back``: a seat the checker also takes as in rotation (left of the seat that should have dealt
+        the hand before, when that hand's dealer was out of rotation); a wrong dealer is never it."""
         rs = self.rs
         rng = self.rng
         frng = self.frng
@@ -396,7 +405,8 @@ class _Game:
 
         # --- the dealer
         if kind == "dealer_out_of_rotation":
-            wrong = dealer.after(1 + frng.randrange(3))  # type: ignore[union-attr]
+            wrong_ones = [s for s in (dealer.after(1), dealer.after(2), dealer.after(3)) if s != back]
+            wrong = wrong_ones[frng.randrange(len(wrong_ones))]  # type: ignore[union-attr]
             why = f"{dealer} should have dealt" if rs.fixed_dealer is None else f"the rules have {dealer} deal"
             rows.append(
                 self._row(kind, DEALER_OUT_OF_ROTATION, hand, f"{wrong} dealt; {why}", seat=wrong, field="dealer")
