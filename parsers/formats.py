@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 
 from spadework.parsers import scoresheet
-from spadework.parsers.io import head_bytes, strip_gz
+from spadework.parsers.io import head_bytes, no_hands_reason, strip_gz
 from spadework.parsers.model import HandRecord, LoadError
 
 FORMATS: dict[str, str] = {
@@ -112,7 +112,11 @@ def detect(path: str | os.PathLike[str]) -> str:
         return "openspiel" if sniff(head_bytes(path, 65536)) == "openspiel" else "jsonl"
     if by_ext is not None:
         return by_ext
-    guess = sniff(head_bytes(path, 65536))
+    head = head_bytes(path, 65536)
+    guess = sniff(head)
+    if guess is None and not head.lstrip(b"\xef\xbb\xbf \t\r\n"):
+        # nothing to tell the format by (an empty pipe, a blank file): say that, not "not a log format"
+        raise UnknownFormat(f"{os.fspath(path)}: {no_hands_reason(path)}")
     if guess is None:
         raise UnknownFormat(f"{os.fspath(path)}: not a log format spadework reads (known: {', '.join(FORMATS)})")
     return guess

@@ -204,6 +204,17 @@ def test_a_log_read_from_a_pipe_loses_no_hand(engine):
     assert "Checked 60 games: 37 clean, 23 with findings (36 findings)" in out
 
 
+@pytest.mark.parametrize("given", ["-", "blank"])
+def test_an_empty_pipe_or_blank_file_without_an_extension_holds_no_hands(tmp_path, given):
+    # both said "not a log format spadework reads", where an empty .jsonl says it holds no hands
+    (tmp_path / "blank").write_bytes(b" \n\n")
+    proc = subprocess.run([sys.executable, "-m", "spadework.analysis.cli", "validate", given, "-q"],
+                          input=b"", capture_output=True, cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 2
+    assert ":0: the file holds no hands (it is empty or blank)" in proc.stdout.decode()
+    assert "not a log format" not in proc.stdout.decode()
+
+
 def test_convert_to_standard_output_writes_the_log_there_and_the_summary_on_standard_error(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "spadework.analysis.cli", "convert", str(SAMPLE), "-", "--to", "jsonl"],
                           capture_output=True, cwd=tmp_path)  # fmt: skip
