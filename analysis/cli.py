@@ -474,8 +474,11 @@ def convert(
 
     warnings: list[str] = []
     losses: list[str] = []
+    gone: list[str] = []
     try:
-        written, errors = convert_file(source, target, in_fmt=fmt, out_fmt=to, warnings=warnings, losses=losses)
+        written, errors = convert_file(
+            source, target, in_fmt=fmt, out_fmt=to, warnings=warnings, losses=losses, reader_gone=gone
+        )
     except ValueError as exc:
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
@@ -494,10 +497,12 @@ def convert(
         err.print(f"{_n(len(losses), 'note')} on what the score sheet cannot hold (left out of it):", markup=False)
         _print_some(losses, 20)
     # to standard output, the summary goes to standard error, after the log
-    (err if str(target) == "-" else out).print(
-        f"Wrote {_n(written, 'hand')} to {'standard output' if str(target) == '-' else target}; "
-        f"{_n(len(errors), 'record')} could not be read"
+    where = "standard output" if str(target) == "-" else target
+    wrote = (
+        f"Read {_n(written, 'hand')}; {where} stopped taking them part way (its reader went away), so the rest "
+        "were not written" if gone else f"Wrote {_n(written, 'hand')} to {where}"
     )
+    (err if str(target) == "-" else out).print(f"{wrote}; {_n(len(errors), 'record')} could not be read")
     raise typer.Exit(EXIT_BAD_INPUT if errors else EXIT_OK)
 
 

@@ -56,6 +56,7 @@ def convert_file(
     out_fmt: str | None = None,
     warnings: list[str] | None = None,
     losses: list[str] | None = None,
+    reader_gone: list[str] | None = None,
 ) -> tuple[int, list[LoadError]]:
     """Read ``source`` (any format) and write its readable hands to ``target``.
 
@@ -63,7 +64,8 @@ def convert_file(
     ignored, an option an importer could not map) are appended, as ``spadework load`` keeps
     them in ``load_warnings``.  ``losses``: a list to which what the output format cannot hold of
     a hand is appended (``file:line: message``, see :func:`score_sheet_losses`; JSON Lines and
-    SPN lose nothing).
+    SPN lose nothing).  ``reader_gone``: a list to which the output's name is appended when its reader
+    went away before the end (``convert LOG - --to spn | head``: the rest was thrown away).
     Streams: records are written as they are read.  A ``.gz`` target is gzipped; ``-`` is standard
     output (with ``out_fmt``).
     Returns ``(hands_written, load_errors)``.  Raises ``ValueError`` for an
@@ -116,8 +118,11 @@ def convert_file(
 
     # a reader that goes away (`convert LOG - --to spn | head`): the rest is thrown away and the
     # conversion runs to its end, so the exit status is what it would have been
-    with io.TextIOWrapper(ReaderGone(raw, "standard output" if to_stdout else None), encoding="utf-8", newline="") as fp:
+    out = ReaderGone(raw, "standard output" if to_stdout else None)
+    with io.TextIOWrapper(out, encoding="utf-8", newline="") as fp:
         written = writer.dump(records(), fp)
+    if out.gone and reader_gone is not None:
+        reader_gone.append(out.label or os.fspath(target))
     return written, errors
 
 

@@ -204,6 +204,17 @@ def test_a_log_read_from_a_pipe_loses_no_hand(engine):
     assert "Checked 60 games: 37 clean, 23 with findings (36 findings)" in out
 
 
+def test_convert_to_a_pipe_that_closes_early_does_not_say_it_wrote_every_hand(tmp_path):
+    # `convert LOG - | head -1` said "Wrote 889 hands to standard output"
+    proc = subprocess.run(
+        f"{sys.executable} -m spadework.analysis.cli convert {SAMPLE} - --to spn | head -1",
+        shell=True, capture_output=True, cwd=tmp_path, executable="/bin/bash",
+    )  # fmt: skip
+    assert proc.stdout.count(b"\n") == 1
+    assert b"Wrote 889" not in proc.stderr
+    assert b"Read 889 hands; standard output stopped taking them part way" in proc.stderr
+
+
 @pytest.mark.parametrize("given", ["-", "blank"])
 def test_an_empty_pipe_or_blank_file_without_an_extension_holds_no_hands(tmp_path, given):
     # both said "not a log format spadework reads", where an empty .jsonl says it holds no hands
