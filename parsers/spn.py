@@ -790,7 +790,9 @@ def _spn_blocks(reader: "_Reader", source_lines: LookAhead, source: str) -> Iter
             continue
         if skipping:
             continue
-        if _HAND_LINE.match(raw):
+        if _HAND_LINE.match(raw) and not (has_hand and _comment_open(block)):
+            # (a [Hand] line inside a { ... } comment, e.g. a director's note quoting the first entry,
+            # is the comment's text, not a new hand)
             if has_hand:
                 # a second hand with no blank line before it: a block of its own, with the lines of
                 # game-level tags just before it, rather than one block rejected with both hands

@@ -474,3 +474,17 @@ def test_a_comment_of_two_paragraphs_keeps_its_hand():
     got = items(header + stray)
     assert [type(x) for x in got] == [LoadError, HandRecord]
     assert "comment '{' is not closed" in got[0].message and got[1].hand == 2
+
+
+def test_a_hand_tag_quoted_inside_a_comment_is_the_comment_s_text():
+    """A director's note quoting the first entry (`{ ... [Hand "1"] [Dealer "E"] ... }`) split the
+    block at the quoted [Hand] line and the hand was lost to two errors (found by a format audit)."""
+    header = '[Game "m"] [North "a"] [East "b"] [South "c"] [West "d"]\n\n'
+    note = ('[Hand "1"] [Dealer "N"] [Bids "E 3, S 4, W 3, N 3"]\n{ corrected; the first entry was:\n'
+            '[Hand "1"] [Dealer "E"]\n}\n[Taken "N 3 E 3 S 4 W 3"]\n')  # fmt: skip
+    [rec] = items(header + note)
+    assert isinstance(rec, HandRecord) and rec.dealer == Seat.parse("N") and rec.taken is not None
+    # a [Hand] line after the comment has closed still starts the next hand, blank line or not
+    two = note + '[Hand "2"] [Dealer "E"] [Bids "S 3, W 4, N 3, E 3"]\n'
+    got = items(header + two)
+    assert [(type(x), getattr(x, "hand", None)) for x in got] == [(HandRecord, 1), (HandRecord, 2)]
