@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import IO, Any
 
 import orjson
@@ -101,16 +101,29 @@ def _cards(values: list, what: str) -> tuple[str, ...]:
         return tuple(_card(c, f"{what}[{j}]") for j, c in enumerate(values))
 
 
+def _keyed(value: Mapping, parse: Callable[[Any, str], Any], what: str) -> dict[Any, tuple[Any, Any]]:
+    """``{seat or side: (key as written, value)}`` of an object keyed by seat or side.  Two keys that
+    name the same one (``"N"`` and ``"n"``, ``"NS"`` and ``"SN"``) are an error, as a key given twice
+    is: JSON does not say which counts."""
+    got: dict[Any, tuple[Any, Any]] = {}
+    for k, v in value.items():
+        key = parse(k, f"{what} key")
+        if key in got:
+            raise RecordError(f"{what} gives {key} twice (keys {got[key][0]!r} and {k!r})")
+        got[key] = (k, v)
+    return got
+
+
 def _seat_map(value: Any, what: str) -> dict[Seat, Any]:
     if not isinstance(value, Mapping):
         raise RecordError(f"{what} must be an object keyed by seat, not {type(value).__name__}")
-    return {_seat(k, f"{what} key"): v for k, v in value.items()}
+    return {seat: v for seat, (_, v) in _keyed(value, _seat, what).items()}
 
 
 def _side_pair(value: Any, what: str) -> tuple[int, int]:
     if not isinstance(value, Mapping):
         raise RecordError(f"{what} must be an object like {{\"NS\": 0, \"EW\": 0}}")
-    got = {_side(k, f"{what} key"): _int(v, f"{what}.{k}") for k, v in value.items()}
+    got = {side: _int(v, f"{what}.{k}") for side, (k, v) in _keyed(value, _side, what).items()}
     if len(got) != 2:
         raise RecordError(f"{what} must give both NS and EW")
     return (got[Side.NS], got[Side.EW])
@@ -254,8 +267,7 @@ def record_from_obj(
         if not isinstance(sc, Mapping):
             raise RecordError("score must be an object keyed by side")
         parts = {}
-        for k, v in sc.items():
-            side = _side(k, "score key")
+        for side, (k, v) in _keyed(sc, _side, "score").items():
             if not isinstance(v, Mapping):
                 raise RecordError(f"score.{k} must be an object with points, total, bags")
             _unknown(f"score.{k}", v, _SCORE_KEYS)

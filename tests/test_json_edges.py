@@ -100,6 +100,27 @@ def test_a_key_given_twice_in_one_object_rejects_its_line(tmp_path, engine):
 
 
 @pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_two_keys_naming_one_seat_or_side_reject_their_line(tmp_path, engine):
+    """`{"N": "ana", ..., "n": "zed"}` read as N = zed, the last spelling winning, with no word (found by
+    a format audit): two spellings of one seat or side are a key given twice."""
+    good = [line(game_id="alias", hand=h) for h in (1, 2, 3)]
+    cases = {
+        "players": ('"players":{', '"players":{"n":"zed",', "players gives N twice (keys 'n' and 'N')"),
+        "score": ('"score":{', '"score":{"ns":{"points":-80},', "score gives NS twice (keys 'ns' and 'NS')"),
+        "taken": ('"dealer"', '"taken":{"N":4,"E":3,"S":3,"W":3,"north":0},"dealer"',
+                  "taken gives N twice (keys 'N' and 'north')"),
+        "score_before": ('"dealer"', '"score_before":{"NS":1,"SN":2,"EW":3},"dealer"',
+                         "score_before gives NS twice (keys 'NS' and 'SN')"),
+    }  # fmt: skip
+    for name, (old, new, reason) in cases.items():
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("\n".join([good[0], good[1].replace(old, new, 1), good[2]]) + "\n")
+        con = loaded(path, engine)
+        assert con.execute("SELECT source_line, message FROM load_errors").fetchall() == [(2, reason)], name
+        assert [h for (h,) in con.execute("SELECT hand FROM hands ORDER BY hand").fetchall()] == [1, 3], name
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
 def test_a_key_given_twice_in_a_json_documents_item_rejects_that_item(tmp_path, engine):
     """The same in a ``.json`` array (an item per line, or indented) and in a one-object document."""
     good = [json.loads(line(game_id="doc", hand=h)) for h in (1, 2, 3)]
