@@ -6,8 +6,9 @@ One row per hand after a header row.  The header must hold these columns (any or
     taken_N,taken_E,taken_S,taken_W,NS_points,NS_total,NS_bags,EW_points,EW_total,EW_bags
 
 Optional columns: ``rules`` (a preset name such as ``barmore``, or a JSON object
-``{"preset": "standard", "target": 300}``; absent = ``standard``; an empty cell keeps the
-rules an earlier row of the same game gave, else ``standard``) and the
+``{"preset": "standard", "target": 300}``; absent = ``standard``; an empty cell takes the
+rules another row of the same game gives, an earlier one or else a later one, else ``standard``;
+when those rules cannot be read, the row's error says on which line they are) and the
 metadata ``event``, ``date``, ``table``, ``round``.  Any other column is kept as an
 extension key of the hand, like an unknown key of the JSON form: an ``x_*`` column
 silently, any other with a warning; its empty cells are left out.
@@ -69,6 +70,7 @@ import csv
 import io
 import os
 import re
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import IO, Any
@@ -349,11 +351,11 @@ def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator
     """Parse numbered raw lines of a score sheet (see the module doc), one row at a time."""
     columns: list[str] | None = None
     delimiter = ","
-    game_rules: dict[str, str] = {}
-    # rows of one game with a blank rules cell, read before any row of the game named its rules;
-    # held until one does (they get its rules) or another game's row comes (they keep the blank)
-    waiting: list[tuple[dict[str, str], int, bytes] | LoadError] = []
-    waiting_game = ""
+    game_rules: dict[str, tuple[str, int]] = {}  # game -> the rules its rows last named, and that line
+    # rows with a blank rules cell read before any row of their game named its rules wait until one
+    # does (they get its rules), the file ends or too many wait (they keep the blank); what comes
+    # after them waits too, so items come out in file order
+    order = _InFileOrder(source)
     source_lines = LookAhead(lines)
     try:
         for n, raw in source_lines:
@@ -368,11 +370,7 @@ def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator
                 if columns is None:
                     yield LoadError(source, n, f"line {n}: header: {exc}; no row of this file can be read", raw_text(raw))
                     return
-                error = LoadError(source, n, f"line {n}: {exc}", raw_text(raw))
-                if waiting:  # in file order, after the rows held back
-                    waiting.append(error)
-                else:
-                    yield error
+                yield from order.put(LoadError(source, n, f"line {n}: {exc}", raw_text(raw)))
                 continue
             if columns is None:
                 delimiter = _delimiter(text)
@@ -436,50 +434,87 @@ def iter_scoresheet(lines: Iterable[tuple[int, bytes]], source: str) -> Iterator
                 row = {c: unprotect_cell(v) for c, v in zip(columns, cells) if c}
                 if "rules" in row:  # a blank rules cell is "not recorded": the game's rules hold
                     gid = row["game_id"].strip()
-                    if waiting and gid != waiting_game:  # that game's rows named no rules: as written
-                        yield from _sheet_rows(waiting, None, source)
-                        waiting = []
                     if row["rules"].strip():
-                        game_rules[gid] = row["rules"]
-                        if waiting:  # the game's rows before this one left the cell blank: these rules
-                            yield from _sheet_rows(waiting, row["rules"], source)
-                            waiting = []
+                        game_rules[gid] = (row["rules"], n)
+                        order.settle(gid, game_rules[gid])  # the game's rows before this one that left it blank
                     elif gid in game_rules:
-                        row["rules"] = game_rules[gid]
-                    else:  # no row of the game has named them yet: wait for the game's next rows
-                        waiting.append((row, n, raw))
-                        waiting_game = gid
+                        yield from order.put(_sheet_row(row, n, raw, game_rules[gid], source))
                         continue
-                yield replace(record_from_row(row, source, n), source_text=raw)
+                    else:  # no row of the game has named them yet: wait for the game's next rows
+                        yield from order.wait(gid, row, n, raw)
+                        continue
+                yield from order.put(replace(record_from_row(row, source, n), source_text=raw))
             except ValueError as exc:  # _RowError, RecordError, a cell csv cannot read
-                error = LoadError(source, n, f"line {n}: {exc}", raw_text(raw))
-                if waiting:  # in file order, after the rows held back
-                    waiting.append(error)
-                else:
-                    yield error
+                yield from order.put(LoadError(source, n, f"line {n}: {exc}", raw_text(raw)))
     except TruncatedFile:
         # a cut-off .gz: the rows held back are whole rows read before the damage (their game names
         # no rules before it stops: as written)
-        yield from _sheet_rows(waiting, None, source)
+        yield from order.finish()
         raise
-    yield from _sheet_rows(waiting, None, source)
+    yield from order.finish()
 
 
-def _sheet_rows(rows: list[tuple[dict[str, str], int, bytes] | LoadError], rules: str | None, source: str) -> Iterator[Item]:
-    """The records (or load errors) of rows held back while their game's rules were not known, and
-    the errors of the lines among them, in file order; ``rules``: the rules a later row of the game
-    named (``None``: none did, the cells stay blank)."""
-    for held in rows:
-        if isinstance(held, LoadError):
-            yield held
-            continue
-        row, n, raw = held
-        try:
-            if rules is not None:
-                row["rules"] = rules
-            yield replace(record_from_row(row, source, n), source_text=raw)
-        except ValueError as exc:
-            yield LoadError(source, n, f"line {n}: {exc}", raw_text(raw))
+MAX_WAITING_ROWS = 20_000
+"""Most rows that wait, in file order, behind a row with a blank rules cell whose game has not named
+its rules yet; past it, such rows are read with the cell blank (``standard``)."""
+
+
+class _InFileOrder:
+    """The items of a score sheet in file order, where a row with a blank rules cell waits for a
+    later row of its game to name the rules (:meth:`wait`, :meth:`settle`)."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.queue: deque[list] = deque()  # [item] once known, [None, row, n, raw] while waiting
+        self.waiting: dict[str, list[list]] = {}
+
+    def put(self, item: Item) -> Iterator[Item]:
+        self.queue.append([item])
+        return self._ready()
+
+    def wait(self, gid: str, row: dict[str, str], n: int, raw: bytes) -> Iterator[Item]:
+        slot = [None, row, n, raw]
+        self.queue.append(slot)
+        self.waiting.setdefault(gid, []).append(slot)
+        if len(self.queue) > MAX_WAITING_ROWS:
+            return self.finish()
+        return self._ready()
+
+    def settle(self, gid: str, rules: tuple[str, int] | None) -> None:
+        """The rows of game ``gid`` that wait get ``rules`` (text, line; ``None``: the blank)."""
+        for slot in self.waiting.pop(gid, ()):
+            slot[0] = _sheet_row(slot[1], slot[2], slot[3], rules, self.source)
+            del slot[1:]
+
+    def finish(self) -> Iterator[Item]:
+        """Every row still waiting, with its blank cell, and what came after it."""
+        for gid in list(self.waiting):
+            self.settle(gid, None)
+        return self._ready()
+
+    def _ready(self) -> Iterator[Item]:
+        queue = self.queue
+        while queue and queue[0][0] is not None:
+            yield queue.popleft()[0]
+
+
+def _sheet_row(row: dict[str, str], n: int, raw: bytes, rules: tuple[str, int] | None, source: str) -> Item:
+    """The record (or load error) of row ``n``, whose rules cell is blank; ``rules``: the rules
+    another row of its game named (text, line), or ``None``.  When those cannot be read, the error
+    says the rules are that row's."""
+    try:
+        if rules is not None:
+            row["rules"] = rules[0]
+            try:
+                parse_rules_text(rules[0].strip())
+            except ValueError as exc:
+                raise _RowError(
+                    f"its rules cell is blank, and the rules game {row['game_id'].strip()!r} gives on line "
+                    f"{rules[1]} cannot be read ({exc})"
+                ) from None
+        return replace(record_from_row(row, source, n), source_text=raw)
+    except ValueError as exc:
+        return LoadError(source, n, f"line {n}: {exc}", raw_text(raw))
 
 
 def load(path: str | os.PathLike[str], source: str | None = None) -> Iterator[Item]:

@@ -328,8 +328,8 @@ def test_a_blank_rules_cell_keeps_the_rules_of_its_game():
 
 def test_rules_named_on_a_later_row_of_a_game_hold_for_its_earlier_blank_rows():
     """A sheet that writes the rules on a game's second row: its first row was read as standard,
-    and the check found the game's rules mixed (found by a score-sheet audit).  Rows of another
-    game in between end the wait: their blank cells stay standard."""
+    and the check found the game's rules mixed (found by a score-sheet audit).  A game whose rows never
+    name rules is standard; rows come out in file order."""
     rules = '"{""preset"": ""standard"", ""target"": 150}"'
     row = ROW.format(hand=1, dealer="N", total=61)
     lines = [HEADER + ",rules", row + ",",
@@ -378,3 +378,36 @@ def test_a_utf16_sheet_without_a_byte_order_mark_gets_the_same_hint_as_json_line
     (err,) = [e for e in scoresheet.load(sheet) if isinstance(e, LoadError)]
     assert err.source_line == 1 and "this is not a score sheet's header" in err.message
     assert err.message.endswith("is the file UTF-16 without a byte-order mark? Save it as UTF-8")
+
+
+def test_a_blank_rules_cell_waits_for_its_own_game_across_other_games_rows():
+    """Row A,1 blank, then B,1 barmore, then A,2 nyc: A,1 was read as standard because another game's
+    row ended its wait, and the check flagged a RULES_MIXED the sheet does not hold (found by a format
+    audit)."""
+    lines = [HEADER + ",rules", ROW.format(hand=1, dealer="N", total=61) + ",",
+             ROW.format(hand=1, dealer="N", total=61).replace("sheet-1", "B") + ",barmore",
+             ROW.format(hand=2, dealer="E", total=122) + ",nyc"]  # fmt: skip
+    got = items("\n".join(lines) + "\n")
+    assert [(r.game_id, r.hand, r.rules, r.source_line) for r in got] == [
+        ("sheet-1", 1, "nyc", 2), ("B", 1, "barmore", 3), ("sheet-1", 2, "nyc", 4)]  # fmt: skip
+
+
+def test_a_blank_rules_cell_under_unreadable_rules_names_the_row_that_gave_them():
+    """A blank cell after a row whose rules are not valid JSON was rejected with that JSON quoted as
+    if it were on its own line (found by a format audit): the error now names the line it is on."""
+    lines = [HEADER + ",rules", ROW.format(hand=1, dealer="N", total=61) + ',"{""preset"":"',
+             ROW.format(hand=2, dealer="E", total=122) + ","]  # fmt: skip
+    first, second = items("\n".join(lines) + "\n")
+    assert isinstance(first, LoadError) and first.source_line == 2 and "is not valid JSON" in first.message
+    assert isinstance(second, LoadError) and second.source_line == 3
+    assert second.message.startswith("line 3: its rules cell is blank, and the rules game 'sheet-1' gives on line 2 cannot be read (")
+
+
+def test_rows_waiting_for_their_game_s_rules_are_bounded(monkeypatch):
+    # a game that never names its rules holds up the rows behind it only so far
+    monkeypatch.setattr(scoresheet, "MAX_WAITING_ROWS", 3)
+    lines = [HEADER + ",rules"] + [ROW.format(hand=h, dealer="NESW"[(h - 1) % 4], total=61 * h) + "," for h in range(1, 6)]
+    lines.append(ROW.format(hand=6, dealer="E", total=366) + ",nyc")
+    got = list(items("\n".join(lines) + "\n"))
+    assert [(r.hand, r.rules) for r in got] == [(1, "standard"), (2, "standard"), (3, "standard"), (4, "standard"),
+                                                (5, "nyc"), (6, "nyc")]  # fmt: skip
