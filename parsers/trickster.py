@@ -19,7 +19,7 @@ The ``[Play]`` columns are seats, not play order (as in PBN): the seat named in 
 and every later trick is led by the winner of the one before, so the importer replays the winners
 with the game's deck (:class:`~spadework.parsers.cards.Deck`) to put each trick in play order.  Cards in play
 lines are written suit first (``CA``, ``H3``) and the jokers ``JH`` (high, the big joker ``BJ``) and
-``JL`` (low, ``LJ``).
+``JL`` (low, ``LJ``); in the classic deck, which has no jokers, ``JH`` is the jack of hearts.
 
 ``[GameOptionsJson]`` holds the site's rule options; :func:`map_options` turns them into a ``rules``
 object of RULES.md section 5 (``{"preset": "nyc", "min_side_bid": 4, ...}``) and a warning sentence for
@@ -877,6 +877,9 @@ def _derive_tricks(first_leader: Seat, lines: list[tuple[int, str]], deck: Deck,
     columns = first_leader.clockwise()
     leader = first_leader
     tricks: list[Trick] = []
+    # JH / JL are the jokers in a joker deck; in the classic deck, which has none, JH can only be the
+    # jack of hearts written rank first (FORMATS.md reads both orders)
+    aliases = JOKER_ALIASES if any(j in deck.cards for j in JOKER_ALIASES.values()) else None
     body = [(n, line) for n, line in lines if line.strip() != "*"]
     if len(body) > 13:
         problem(None, f"[Play] has {len(body)} lines; a hand has at most 13 tricks", body[13][0])
@@ -892,7 +895,7 @@ def _derive_tricks(first_leader: Seat, lines: list[tuple[int, str]], deck: Deck,
             if token in NO_CARD:
                 continue
             try:
-                by_seat[seat] = parse_card(token, aliases=JOKER_ALIASES)
+                by_seat[seat] = parse_card(token, aliases=aliases)
             except CardError as exc:
                 problem(None, f"trick {k}: {exc}", n)
                 bad = True

@@ -413,3 +413,15 @@ def test_looks_like():
     assert trickster.looks_like(b'[Event "x"]\n[GameOptionsJson "{}"]\n')
     assert not trickster.looks_like(b'{"game_id": "g", "hand": 1}\n')
     assert not trickster.looks_like(b"[Event \"club\"]\n[Game \"g\"]\n[Deal \"N:...\"]\n")
+
+
+@pytest.mark.parametrize("variation, card", [(0, "JH"), (1, "BJ"), (3, "BJ")])
+def test_jh_is_the_big_joker_only_in_a_deck_that_has_jokers(variation, card):
+    """In a Classic game (no jokers) `JH` was read as the big joker and flagged CARD_NOT_HELD; there it
+    can only be the jack of hearts written rank first (found by a format audit)."""
+    deal = "N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432"
+    opts = '{\\"variation\\":' + str(variation) + "}"
+    text = (HEAD + f'[GameOptionsJson "{opts}"]\n[Dealer "W"]\n[Deal "{deal}"]\n[Auction "N"]\n13 1 1 1\n'
+            '[Play "N"]\nSA JH D2 C2\n')  # fmt: skip
+    records, errors = split(trickster.loads(text))
+    assert errors == [] and records[0].tricks[0].cards == ("AS", card, "2D", "2C")
