@@ -215,6 +215,31 @@ def test_dealer_out_of_rotation():
     assert f.message == "hand 2: dealt by S (c), but E should have dealt (hand 1 was dealt by N)"
 
 
+@pytest.mark.parametrize(
+    "spoken, early",
+    [
+        ("NESW", ""),
+        ("NSEW", "S"),  # two swapped bids next to each other
+        ("SENW", "S"),  # two swapped bids apart: E bid second, its own place (found by a rules audit)
+        ("NWSE", "W"),
+        ("WESN", "W"),
+        ("ESNW", "ES"),  # three rotated: each seat that spoke early
+        ("WNES", "W"),  # one seat jumping the queue delays the others, who are not out of turn
+        ("EWNS", "EW"),
+        ("NSW", ""),  # E's bid missing: BID_MISSING only
+        ("SNW", "S"),
+    ],
+)
+def test_bids_out_of_turn_are_the_seats_that_spoke_early(spoken, early):
+    # dealer W: the bidding goes N E S W (RULES.md section 3: "two swapped bids: one finding, on the
+    # seat that spoke early")
+    bids = tuple(Bid(Seat.parse(c), 3) for c in spoken)
+    rec = HandRecord(game_id="g", hand=1, dealer=W, players=("a", "b", "c", "d"), bids=bids, taken=(3, 3, 3, 4))
+    found = check_game([rec]).findings
+    assert [str(f.seat) for f in found if f.code == F.BID_OUT_OF_TURN] == list(early)
+    assert [str(f.seat) for f in found if f.code == F.BID_MISSING] == [c for c in "NESW" if c not in spoken]
+
+
 LONG_GAME = {"preset": "standard", "target": 10000}
 
 

@@ -418,14 +418,22 @@ def _check_bids(bid_seat, bid_value, bid_nil, bid_blind, bid_whole, nb, dealer, 
         if eff[s] >= 0 or (silent >> s) & 1:  # a second bid, or the silent partner's
             pos = _emit(F, pos, write, i, BID_OUT_OF_TURN, 0, s, NO_CARD, side, NO_FIELD, NAN, NAN)
             continue
-        first = -1
-        for k in range(4):
-            q = (dealer + 1 + k) & 3
-            if (pending >> q) & 1:
-                first = q
-                break
-        if first != s and (pending >> s) & 1:
-            pos = _emit(F, pos, write, i, BID_OUT_OF_TURN, 0, s, NO_CARD, side, NO_FIELD, NAN, NAN)
+        if (pending >> s) & 1:
+            # spoke early: more seats due before it still to bid than seats due after it that have
+            # bid (replay._check_bids)
+            due_before = 0
+            spoke_after = 0
+            before = True
+            for k in range(4):
+                q = (dealer + 1 + k) & 3
+                if q == s:
+                    before = False
+                elif before and (pending >> q) & 1:
+                    due_before += 1
+                elif not before and eff[q] >= 0:
+                    spoke_after += 1
+            if spoke_after < due_before:
+                pos = _emit(F, pos, write, i, BID_OUT_OF_TURN, 0, s, NO_CARD, side, NO_FIELD, NAN, NAN)
         pending &= ~(1 << s)
         eff[s] = j
         own = own_totals[side]

@@ -745,10 +745,14 @@ def _check_bids(
                 f"{s} bid {text}, but its partner's {_fmt_bid(effective[silent[s]])} is the side's bid; ignored",  # type: ignore[arg-type]
             )
             continue
-        if pending and pending[0] == s:
-            pending.pop(0)
-        elif s in pending:
-            add(BID_OUT_OF_TURN, s, f"{s} bid {text} out of turn: {pending[0]} was to bid first")
+        if s in pending:
+            # spoke early: more seats due before it are still to bid than seats due after it have
+            # already bid (its bid came before its place in the order; two swapped bids, next to
+            # each other or not, are one finding, on the seat that spoke early: RULES.md section 3)
+            due_before = pending.index(s)
+            spoke_after = sum(1 for x in order[order.index(s) + 1 :] if effective[x] is not None)
+            if spoke_after < due_before:
+                add(BID_OUT_OF_TURN, s, f"{s} bid {text} out of turn: {pending[0]} was to bid first")
             pending.remove(s)
         effective[s] = b
         side = s.side
