@@ -31,12 +31,11 @@ from typing import Any
 
 import duckdb
 import numpy as np
-import orjson
 import pyarrow as pa
 
 from spadework.parsers import formats, jsontext
 from spadework.parsers.encoding import CARD_CODES, CARD_ID
-from spadework.parsers.io import display_name, no_hands_reason, path_list, raw_text, readable_again, walk, young_collections_only
+from spadework.parsers.io import display_name, no_hands_reason, path_list, raw_text, readable_again, spooled_source, walk, young_collections_only
 from spadework.parsers.model import Bid, HandRecord, LoadError, SideScore, Trick
 from spadework.parsers.schema import (
     ANALYSIS_TABLES,
@@ -854,7 +853,9 @@ def log_files(
             if bar:  # beside the logs, not logs (the simulator's planted faults, docs, databases): not read
                 bar.advance_file(source)
             continue
+        named = source in explicit
         path = readable_again(path)  # a pipe (/dev/stdin) is read once, into a file read as often as needed
+        source = spooled_source(source, path)
         file_fmt = fmt
         if not path.exists():  # a link whose target is gone: formats.load names it in load_errors
             yield path, source, file_fmt
@@ -863,7 +864,7 @@ def log_files(
             try:
                 file_fmt = formats.detect(path)
             except formats.UnknownFormat:
-                if source not in explicit:
+                if not named:
                     summary.skipped.append(source)
                     if bar:
                         bar.advance_file(source)
@@ -1191,7 +1192,7 @@ def _id_sql(codes_sql: str, col: str, sql_type: str = "INTEGER") -> str:
 def _convert_plain_sql(con: duckdb.DuckDBPyConnection) -> None:
     """Write ``hand_records`` and ``checked_tricks`` from the renamed plain tables in SQL (packed as
     :data:`spadework.parsers.schema.PACKING` says)."""
-    from spadework.parsers.encoding import CARD_SQL, PLAY_SUIT_SQL, SEAT_SQL, SIDE_SQL
+    from spadework.parsers.encoding import CARD_SQL, SEAT_SQL, SIDE_SQL
 
     p = _PLAIN
     card, seat = _id_sql(CARD_SQL, "card"), _id_sql(SEAT_SQL, "seat")

@@ -18,6 +18,7 @@ import collections
 import contextlib
 import gc
 import gzip
+import hashlib
 import io
 import os
 import threading
@@ -479,10 +480,26 @@ def readable_again(path: str | os.PathLike[str]) -> Path:
             folder = tempfile.mkdtemp(prefix="spadework-spool-")
             atexit.register(shutil.rmtree, folder, True)
             copy = Path(folder) / ("input" + "".join(p.suffixes[-2:]))
+            digest = hashlib.sha256()
             with open(p, "rb") as src, open(copy, "wb") as out:
-                shutil.copyfileobj(src, out, 1 << 20)
+                while chunk := src.read(1 << 20):
+                    digest.update(chunk)
+                    out.write(chunk)
             _SPOOL[key] = copy
+            _SPOOL_DIGEST[copy] = digest.hexdigest()
         return _SPOOL[key]
+
+
+_SPOOL_DIGEST: dict[Path, str] = {}
+
+
+def spooled_source(source: str, path: Path) -> str:
+    """The ``source_file`` name of what :func:`readable_again` gave for ``source``: the name itself for
+    a file; for a pipe's copy, the name and the start of its content's SHA-256 (``/dev/stdin#3f2a9c1b0d4e``),
+    so that two different logs piped in one after the other are two sources (loading the second had
+    replaced the first's hands, as a file loaded again does), and the same log piped twice is one."""
+    digest = _SPOOL_DIGEST.get(path)
+    return source if digest is None else f"{source}#{digest[:12]}"
 
 
 def path_list(paths: "str | os.PathLike[str] | Iterable[str | os.PathLike[str]]") -> list:

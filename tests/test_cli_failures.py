@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -202,6 +203,20 @@ def test_a_log_read_from_a_pipe_loses_no_hand(engine):
     assert proc.returncode == 1, proc.stderr
     assert "Loaded 889 hands from 1 file; 0 records rejected" in out
     assert "Checked 60 games: 37 clean, 23 with findings (36 findings)" in out
+
+
+def test_logs_piped_in_one_after_another_are_kept_apart_and_the_same_log_piped_again_replaces_itself(tmp_path):
+    # every `load -` was the source /dev/stdin, so each one removed the hands the one before had loaded
+    data = ROOT / "data"
+    db = tmp_path / "x.duckdb"
+    for name in ("club_night.spn", "club_night.jsonl", "club_night.jsonl"):
+        proc = subprocess.run([sys.executable, "-m", "spadework.analysis.cli", "load", "-", "--db", str(db), "-q"],
+                              input=(data / name).read_bytes(), capture_output=True)  # fmt: skip
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    con = duckdb.connect(str(db), read_only=True)
+    rows = con.execute("SELECT source_file, count(*) FROM hands GROUP BY 1 ORDER BY 2").fetchall()
+    assert [n for _, n in rows] == [7, 8]
+    assert all(re.fullmatch(r"/dev/stdin#[0-9a-f]{12}", name) for name, _ in rows)
 
 
 def test_convert_to_a_pipe_that_closes_early_does_not_say_it_wrote_every_hand(tmp_path):
