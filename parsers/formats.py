@@ -129,6 +129,14 @@ def load(path: str | os.PathLike[str], fmt: str | None = None, source: str | Non
     unknown format) yields one :class:`LoadError` at line 0 instead of raising.
     """
     src = source or os.fspath(path)
+    if os.path.isdir(path):
+        try:
+            os.listdir(path)
+            reason = "a folder, not a log file"
+        except OSError as exc:
+            reason = f"a folder whose files cannot be listed ({(exc.strerror or str(exc)).lower()}): its logs are not read"
+        yield LoadError(src, 0, reason, "")
+        return
     if os.path.islink(path) and not os.path.exists(path):
         yield LoadError(src, 0, f"a link to {os.readlink(path)}, which does not exist", "")
         return

@@ -441,14 +441,21 @@ def _parts(path: Path) -> tuple[str, ...]:
 
 def _files_under(folder: Path) -> list[Path]:
     """The files under ``folder``, sorted, hidden ones (a part starting with ``.``) left out, links to
-    folders not followed.  A subfolder that cannot be listed, or is gone by the time it is listed
-    (a database's temporary folder beside the logs), is passed over instead of failing the walk."""
+    folders not followed.  A subfolder that is gone by the time it is listed (a database's temporary
+    folder beside the logs) is passed over; one that cannot be listed (no permission) comes out
+    itself, so that its load names it (``formats.load``) instead of its logs being left out unseen."""
     found = []
-    for top, dirs, names in os.walk(folder, followlinks=False):  # listing errors are ignored
+    unlisted: list[Path] = []
+
+    def not_listed(exc: OSError) -> None:
+        if not isinstance(exc, FileNotFoundError) and exc.filename is not None:
+            unlisted.append(Path(exc.filename))
+
+    for top, dirs, names in os.walk(folder, onerror=not_listed, followlinks=False):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         found.extend(Path(top) / n for n in names if not n.startswith("."))
     # a link whose target is gone stays in (its load names it), never dropped without a word
-    keep = (p for p in found if p.is_file() or (p.is_symlink() and not p.exists()))
+    keep = [p for p in found if p.is_file() or (p.is_symlink() and not p.exists())] + unlisted
     return sorted(keep, key=_parts)  # Path's own order, without a Python __lt__ per comparison
 
 

@@ -449,3 +449,39 @@ def test_a_file_loaded_again_takes_its_hands_double_dummy_judgements_with_them(t
     b_key = con.execute("SELECT game_id, hand FROM hands WHERE source_file LIKE '%b.jsonl'").fetchall()
     for table in ("card_costs", "dd_par"):
         assert con.execute(f"SELECT game_id, hand FROM {table}").fetchall() == b_key, table
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_a_subfolder_that_cannot_be_listed_is_a_load_error_not_left_out_unseen(tmp_path, monkeypatch, engine):
+    """A folder without read permission was passed over: its logs unread, the run "clean", exit 0
+    (found by a user audit).  It is now a load error naming the folder (os.walk reports it as
+    permission denied; root ignores permissions, so the test has os.walk say so)."""
+    import os
+
+    from spadework.analysis.engine.engines import get_engine
+
+    (tmp_path / "logs" / "locked").mkdir(parents=True)
+    (tmp_path / "logs" / "a.jsonl").write_text(line(game_id="a", hand=1) + "\n")
+    locked = tmp_path / "logs" / "locked"
+    real_walk, real_listdir = os.walk, os.listdir
+
+    def walk(top, onerror=None, **kw):
+        for t, dirs, names in real_walk(top, onerror=onerror, **kw):
+            if "locked" in dirs:
+                dirs.remove("locked")
+                onerror(PermissionError(13, "Permission denied", str(locked)))
+            yield t, dirs, names
+
+    def listdir(p="."):
+        if os.fspath(p) == str(locked):
+            raise PermissionError(13, "Permission denied", str(locked))
+        return real_listdir(p)
+
+    monkeypatch.setattr(os, "walk", walk)
+    monkeypatch.setattr(os, "listdir", listdir)
+    con = db.connect(None)
+    get_engine(engine).load(con, [tmp_path / "logs"])
+    assert con.execute("SELECT count(*) FROM hands").fetchone() == (1,)
+    [(source, n, message)] = con.execute("SELECT source_file, source_line, message FROM load_errors").fetchall()
+    assert source.endswith("locked") and n == 0
+    assert message == "a folder whose files cannot be listed (permission denied): its logs are not read"
