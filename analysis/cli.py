@@ -498,10 +498,12 @@ def convert(
         _print_some(losses, 20)
     # to standard output, the summary goes to standard error, after the log
     where = "standard output" if str(target) == "-" else target
-    wrote = (
-        f"Read {_n(written, 'hand')}; {where} stopped taking them part way (its reader went away), so the rest "
-        "were not written" if gone else f"Wrote {_n(written, 'hand')} to {where}"
-    )
+    if gone:
+        wrote = f"Read {_n(written, 'hand')}; {where} stopped taking them part way (its reader went away), so the rest were not written"
+    elif not written and errors and str(target) != "-":
+        wrote = f"No hand could be read, so {where} was not written (a file already there is left as it was)"
+    else:
+        wrote = f"Wrote {_n(written, 'hand')} to {where}"
     (err if str(target) == "-" else out).print(f"{wrote}; {_n(len(errors), 'record')} could not be read")
     raise typer.Exit(EXIT_BAD_INPUT if errors else EXIT_OK)
 

@@ -66,8 +66,10 @@ def convert_file(
     a hand is appended (``file:line: message``, see :func:`score_sheet_losses`; JSON Lines and
     SPN lose nothing).  ``reader_gone``: a list to which the output's name is appended when its reader
     went away before the end (``convert LOG - --to spn | head``: the rest was thrown away).
-    Streams: records are written as they are read.  A ``.gz`` target is gzipped; ``-`` is standard
-    output (with ``out_fmt``).
+    Streams: records are written as they are read, into a file beside ``target`` that takes its place
+    once whole (an interrupted or failed conversion, or one that read no hand and rejected records,
+    leaves ``target`` as it was).  A ``.gz`` target is gzipped; ``-`` is standard output (with
+    ``out_fmt``).
     Returns ``(hands_written, load_errors)``.  Raises ``ValueError`` for an
     unknown output format or a folder as ``source``, and ``FileNotFoundError`` for a missing source;
     nothing is written then.
@@ -108,19 +110,34 @@ def convert_file(
                 losses.extend(located(*place, w) for w in score_sheet_losses(item))
             yield _for_score_sheet(item) if fmt == "csv" else item
 
-    if to_stdout:  # standard output (``--to`` says the format); left open for the caller
-        raw = open(sys.stdout.fileno(), "wb", closefd=False)
-    elif os.fspath(target).lower().endswith(".gz"):
-        raw = gzip.open(target, "wb")
-    else:
-        raw = open(target, "wb")
     from spadework.analysis.present import ReaderGone
 
+    part: Path | None = None  # a file is written beside the target and put in its place when whole
+    base = None
+    if to_stdout:  # standard output (``--to`` says the format); left open for the caller
+        raw = open(sys.stdout.fileno(), "wb", closefd=False)
+    else:
+        target_path = Path(target)
+        part = target_path.with_name(f".{target_path.name}.{os.getpid()}.part")
+        raw = base = open(part, "wb")
+        if target_path.name.lower().endswith(".gz"):  # (the header names the target, not the part)
+            raw = gzip.GzipFile(filename=target_path.name, fileobj=base, mode="wb")
     # a reader that goes away (`convert LOG - --to spn | head`): the rest is thrown away and the
     # conversion runs to its end, so the exit status is what it would have been
-    out = ReaderGone(raw, "standard output" if to_stdout else None)
-    with io.TextIOWrapper(out, encoding="utf-8", newline="") as fp:
-        written = writer.dump(records(), fp)
+    out = ReaderGone(raw, "standard output" if to_stdout else os.fspath(target))
+    try:
+        with io.TextIOWrapper(out, encoding="utf-8", newline="") as fp:
+            written = writer.dump(records(), fp)
+        if base is not None:
+            base.close()  # (a GzipFile leaves the file it was given open)
+            if written or not errors:
+                os.replace(part, target)  # type: ignore[arg-type]
+    finally:
+        # interrupted, failed, or nothing read: the target is left as it was (no half-written log)
+        if base is not None:
+            base.close()
+        if part is not None and part.exists():
+            part.unlink()
     if out.gone and reader_gone is not None:
         reader_gone.append(out.label or os.fspath(target))
     return written, errors

@@ -5,6 +5,7 @@ silent success that kept nothing.  Each case is one a tester found by hand."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
 import re
@@ -151,6 +152,38 @@ def test_a_folder_to_convert_is_refused_and_nothing_written(tmp_path):
     line = one_error_line(spadework("convert", tmp_path / "logs", tmp_path / "out.jsonl"))
     assert "logs is a folder: convert takes one log file" in line
     assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_convert_puts_its_output_in_place_only_when_whole(tmp_path, monkeypatch):
+    """convert wrote into the target as it went: an interrupted conversion left a shorter log that
+    validates as a season, and converting a file with no readable hand emptied a good earlier output
+    (found by a user audit)."""
+    from spadework.analysis import convert
+    from spadework.parsers import spn
+
+    out = tmp_path / "out.spn.gz"
+    proc = spadework("convert", ROOT / "data" / "club_night.jsonl", out)
+    assert proc.returncode == 0 and "Wrote 8 hands" in proc.stdout
+    good = out.read_bytes()
+    assert gzip.decompress(good).startswith(b"[Event") and not list(tmp_path.glob(".*part"))
+    (tmp_path / "bin.jsonl").write_bytes(b"\x00\x01bin")
+    proc = spadework("convert", tmp_path / "bin.jsonl", out)
+    assert proc.returncode == 2
+    assert "No hand could be read, so" in proc.stdout and "was not written" in proc.stdout
+    assert out.read_bytes() == good
+    # interrupted part way (in-process, as Ctrl-C would): the old output stays, no part file is left
+    real = spn.dump
+
+    def dump_then_stop(records, fp):
+        it = iter(records)
+        real([next(it)], fp)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(spn, "dump", dump_then_stop)
+    with pytest.raises(KeyboardInterrupt):
+        convert.convert_file(SAMPLE, out)
+    assert out.read_bytes() == good
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bin.jsonl", "out.spn.gz"]
 
 
 def test_an_unknown_tag_among_game_level_tags_is_named_and_the_hands_after_it_load(tmp_path):
