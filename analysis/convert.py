@@ -118,8 +118,11 @@ def convert_file(
         raw = open(sys.stdout.fileno(), "wb", closefd=False)
     else:
         target_path = Path(target)
-        part = target_path.with_name(f".{target_path.name}.{os.getpid()}.part")
-        raw = base = open(part, "wb")
+        # a file, or none yet: written beside it; anything else (a device such as /dev/stdout, a pipe)
+        # is written as it is
+        whole = not target_path.exists() or (target_path.is_file() and not target_path.is_symlink())
+        part = target_path.with_name(f".{target_path.name}.{os.getpid()}.part") if whole else None
+        raw = base = open(part if part is not None else target_path, "wb")
         if target_path.name.lower().endswith(".gz"):  # (the header names the target, not the part)
             raw = gzip.GzipFile(filename=target_path.name, fileobj=base, mode="wb")
     # a reader that goes away (`convert LOG - --to spn | head`): the rest is thrown away and the
@@ -130,8 +133,8 @@ def convert_file(
             written = writer.dump(records(), fp)
         if base is not None:
             base.close()  # (a GzipFile leaves the file it was given open)
-            if written or not errors:
-                os.replace(part, target)  # type: ignore[arg-type]
+            if part is not None and (written or not errors):
+                os.replace(part, target)
     finally:
         # interrupted, failed, or nothing read: the target is left as it was (no half-written log)
         if base is not None:
