@@ -660,6 +660,11 @@ def standings(
     if as_json and as_csv:
         err.print("error: choose one of --json and --csv")
         raise typer.Exit(EXIT_BAD_INPUT)
+    if db is not None and (rules is not None or fmt is not None):
+        # the database was checked under the rules it was checked with; they were silently ignored
+        err.print("error: --rules and --format go with log files; standings --db reads what `check` wrote "
+                  "(run `spadework check --db FILE --rules R` to check it under other rules)")
+        raise typer.Exit(EXIT_BAD_INPUT)
     try:
         chain = st_mod.parse_tiebreak(tiebreak)
     except ValueError as exc:
@@ -1007,6 +1012,14 @@ def main() -> None:
     except OSError as exc:
         err.print(f"error: {_os_error_text(exc)}")
         sys.exit(EXIT_BAD_INPUT)
+    except SystemExit as exc:
+        if exc.code == EXIT_INTERRUPTED:  # Ctrl-C (typer's exit status for it): say so, as a shell does
+            err.print("interrupted", markup=False)
+        raise
+
+
+EXIT_INTERRUPTED = 130
+"""Ctrl-C: 128 + SIGINT, as typer and a shell give it."""
 
 
 def _exit_on_terminate() -> None:
