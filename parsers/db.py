@@ -69,7 +69,16 @@ QUIET_SKIP = frozenset(".md .rst .html .htm .py .ipynb .duckdb .wal .png .svg .p
 """Extensions of files that sit beside logs in a folder (docs, notebooks, databases): skipped without a word."""
 
 SIDECAR_SUFFIX = ".faults.jsonl"
-"""Files the simulator writes beside a log (the planted faults); skipped in folder loads."""
+"""Files the simulator writes beside a log (the planted faults); skipped in folder loads when the log
+they describe is beside them (``season.jsonl.faults.jsonl`` beside ``season.jsonl`` or ``season.jsonl.gz``)."""
+
+
+def _is_sidecar(path: Path) -> bool:
+    name = path.name
+    if not name.endswith(SIDECAR_SUFFIX):
+        return False
+    log = path.with_name(name[: -len(SIDECAR_SUFFIX)])
+    return log.name != "" and (log.exists() or log.with_name(log.name + ".gz").exists())
 
 HAND_RECORDS = "hand_records"
 HAND_RECORDS_SCHEMA = arrow_schema(STORED_TABLES[HAND_RECORDS])
@@ -849,7 +858,7 @@ def log_files(
     explicit = {display_name(p) for p in paths}
     for path in files:
         source = display_name(path)
-        if source not in explicit and (path.name.endswith(SIDECAR_SUFFIX) or path.suffix.lower() in QUIET_SKIP):
+        if source not in explicit and (_is_sidecar(path) or path.suffix.lower() in QUIET_SKIP):
             if bar:  # beside the logs, not logs (the simulator's planted faults, docs, databases): not read
                 bar.advance_file(source)
             continue

@@ -467,3 +467,25 @@ def test_convert_rejects_what_load_rejects_with_the_same_reasons(tmp_path, small
     for reason in reasons:
         assert f"  {reason}" in proc.stderr, (reason, proc.stderr)
     assert "Wrote 2 hands to" in proc.stdout and "2 records could not be read" in proc.stdout
+
+
+def test_a_log_named_like_a_sidecar_is_read_and_a_stale_sidecar_is_removed(tmp_path):
+    # found by a user audit: a log called club.faults.jsonl was passed over in a folder ("no log files
+    # found"), and a season written again without --faults kept the old season's planted faults beside it
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "club.faults.jsonl").write_bytes((ROOT / "data" / "club_night.jsonl").read_bytes())
+    proc = spadework("validate", logs, "-q")
+    assert proc.returncode == 0 and "Loaded 8 hands from 1 file" in proc.stdout
+    season = tmp_path / "s.jsonl"
+    assert spadework("simulate", "--players", "4", "--games", "2", "--seed", "1", "--faults", "0.3", "--out", season).returncode == 0
+    assert (tmp_path / "s.jsonl.faults.jsonl").exists()
+    assert spadework("simulate", "--players", "4", "--games", "2", "--seed", "1", "--out", season).returncode == 0
+    assert not (tmp_path / "s.jsonl.faults.jsonl").exists()
+
+
+def test_standings_from_a_database_refuses_options_that_only_logs_take(tmp_path):
+    db = tmp_path / "x.duckdb"
+    assert spadework("validate", ROOT / "data" / "club_night.jsonl", "--db", db, "-q").returncode == 0
+    line = one_error_line(spadework("standings", "--db", db, "--rules", "barmore"))
+    assert "--rules and --format go with log files" in line

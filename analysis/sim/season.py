@@ -1030,6 +1030,8 @@ def write_season(
     if faults is not None:
         with open(faults_path or sidecar_path(p), "w", encoding="utf-8", newline="\n") as fp:
             rows = dump_faults(for_format(faults, fmt), fp)
+    elif faults_path is None and os.path.isfile(sidecar_path(p)):
+        os.remove(sidecar_path(p))  # an earlier season's planted faults: they do not describe this one
     return n, rows
 
 
