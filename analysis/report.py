@@ -1379,6 +1379,30 @@ def _progress(progress) -> tuple[Callable[[str, int], None], Callable[[int], Non
     return bar.stage, bar.advance, lambda: bar.__exit__(None, None, None)
 
 
+LOAD_ERROR_EXAMPLES = 5
+"""Rows shown of each reason in the report's list of records that could not be read."""
+
+
+def _load_errors_html(con) -> str:
+    """The report's section on the records the loads rejected: each reason, how many, and the first
+    :data:`LOAD_ERROR_EXAMPLES` of them (file, line, message); the rest are in ``load_errors``."""
+    from spadework.analysis.present import grouped_rows
+
+    groups = grouped_rows(con, "load_errors", examples=LOAD_ERROR_EXAMPLES)
+    total = sum(g["count"] for g in groups)
+    out = ['<h2 id="load-errors">Records that could not be read</h2>',
+           f"<p>{total:,} record{'s' if total != 1 else ''} of the logs could not be read and are left out of "
+           "everything above; each is a row of the <code>load_errors</code> table (file, line, reason and the "
+           "text as it was).</p>",
+           "<table><tr><th>reason</th><th>count</th><th>file</th><th>line</th><th>message</th></tr>"]  # fmt: skip
+    for g in groups:
+        for k, (f, line, msg) in enumerate(g["examples"]):
+            first = f"<td>{esc(g['reason'])}</td><td class=num>{g['count']:,}</td>" if k == 0 else "<td></td><td></td>"
+            out.append(f"<tr>{first}<td>{esc(f)}</td><td class=num>{esc(line)}</td><td>{esc(msg)}</td></tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
 def build_report(con, out_dir: str | os.PathLike[str], *, title: str = "spadework report",
                  interactive: bool = True, progress: Any = None) -> Path:  # fmt: skip
     """Write the report (``index.html``, ``standings.html``, ``players/``, ``games/``: see the module doc)
@@ -1429,7 +1453,9 @@ def build_report(con, out_dir: str | os.PathLike[str], *, title: str = "spadewor
             body.append("</table>")
         body.append('<p class="note">Contents: <a href="standings.html">results and standings</a> · '
                     '<a href="#players">players</a> · <a href="#charts">charts</a> · '
-                    '<a href="#mismatches">score mismatches</a> · <a href="#findings">findings</a></p>')  # fmt: skip
+                    '<a href="#mismatches">score mismatches</a> · <a href="#findings">findings</a>'
+                    + (' · <a href="#load-errors">records that could not be read</a>' if summary["load_errors"] else "")
+                    + "</p>")  # fmt: skip
         body.append('<h2 id="players">Players</h2><p class="note">Each name opens the player\'s page: results, '
                     "leaks and strengths, tendencies against the field, bidding calibration and findings.</p>")  # fmt: skip
         body.append(_player_table_html(table, links))
@@ -1471,6 +1497,8 @@ def build_report(con, out_dir: str | os.PathLike[str], *, title: str = "spadewor
                 body.append(render_hand_replay(r, anchor=f"hand-{i}", player_href=href,
                                                game_href=links.game(r.game_id, 0, r.hand)))  # fmt: skip
                 body.append("</details>")
+        if summary["load_errors"]:
+            body.append(_load_errors_html(con))
         scripts = [_ERROR_HOOK, vega_bundle()] if interactive else []
         if interactive and chart_list:
             body.append(f"<script>{_EMBED}</script>")

@@ -320,3 +320,20 @@ def test_escaped_text_leaves_no_directional_override_open():
     """A name's unclosed right-to-left override (U+202E) turned round the rest of its table row."""
     assert report.esc("<b>\u202e") == "&lt;b&gt;\u202e\u202c"
     assert report.esc("ana") == "ana" and report.esc(None) == ""
+
+
+def test_the_records_that_could_not_be_read_are_named(tmp_path):
+    """The summary counted "3 load errors" but no page said which file or line (found by a user audit):
+    a director reading the report could not find the broken file."""
+    con = metrics_fixture.build()
+    assert 'id="load-errors"' not in report.build_report(con, tmp_path / "clean", interactive=False).read_text()
+    con.execute("INSERT INTO load_errors (source_file, source_line, message, raw) VALUES "
+                "('night<3>.jsonl', 7, 'line 7: dealer ''X'' is not a seat', '{}'), "
+                "('night<3>.jsonl', 9, 'line 9: dealer ''Y'' is not a seat', '{}')")  # fmt: skip
+    path = report.build_report(con, tmp_path / "report", interactive=False)
+    html = path.read_text(encoding="utf-8")
+    section = html[html.index('<h2 id="load-errors">'):]
+    assert "2 records of the logs could not be read" in section
+    assert "<td>night&lt;3&gt;.jsonl</td><td class=num>7</td>" in section and ">9</td>" in section
+    assert '<a href="#load-errors">' in html
+    assert links_reached(path) > 10
