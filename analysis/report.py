@@ -1443,7 +1443,7 @@ def build_report(con, out_dir: str | os.PathLike[str], *, title: str = "spadewor
                            ("score_mismatches", "score mismatches"), ("load_errors", "load errors")):  # fmt: skip
             body.append(f'<div class="stat"><b>{summary[key]:,}</b>{esc(label)}</div>')
         differs = st.games.filter(pl.col("result_differs")).height
-        body.append(f'<div class="stat"><b>{differs}</b>results recorded differently</div></div>')
+        body.append(f'<div class="stat"><b>{differs}</b>result{"s" if differs != 1 else ""} recorded differently</div></div>')
         if not all_findings.is_empty():
             by_code = all_findings.group_by("code").agg(n=pl.len(), hands=pl.struct("game_id", "hand").n_unique()).sort(
                 ["n", "code"], descending=[True, False])  # fmt: skip

@@ -535,3 +535,12 @@ def test_a_finding_names_a_player_whose_name_holds_an_open_override_without_turn
     named = [f for f in check_game([rec]).findings if f.code == "RENEGE"]
     assert [f.player for f in named] == [f"ed{RLO}"]
     assert f"{renege.seat} (ed{RLO}{PDF}) reneged" in named[0].message, named[0].message
+
+
+@pytest.mark.parametrize("bag_limit, hint", [(10, " (bag penalty applied, but the side has only 0 bags)"), (0, "")])
+def test_a_penalty_taken_where_there_is_none_is_named_only_under_rules_that_have_one(bag_limit, hint):
+    # under bag_limit 0 the hint said "bag penalty applied, but the side has only 31 bags" (a user audit)
+    rules = {"preset": "standard", "bag_limit": bag_limit}
+    hand = sheet(1, "N", "E 3, S 3, W 3, N 3", (3, 3, 3, 4), {"NS": (-40, None, None)}, rules=rules)
+    [f] = check_game([hand]).findings
+    assert f.message == f"hand 1: NS points recorded -40, rules give 60{hint}"

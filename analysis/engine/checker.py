@@ -131,8 +131,9 @@ def _diagnose_points(
         return "nil bonus on the wrong side"
     if chk.nil_points and diff == -2 * chk.nil_points:
         return "made nil scored as failed" if chk.nil_points > 0 else "failed nil scored as made"
-    if chk.bag_penalty == 0 and pen and diff == -pen:
-        return f"bag penalty applied, but the side has only {reached} bags"
+    if chk.bag_penalty == 0 and pen and 0 <= reached < ruleset.bag_limit and diff == -pen:
+        # (not under bag_limit 0: those rules have no penalty at all, whatever the bags)
+        return f"bag penalty applied, but the side has only {reached} bag{'s' if reached != 1 else ''}"
     if not chk.made and chk.contract_points and diff == -2 * chk.contract_points:
         return "set scored as made"
     if chk.made and chk.contract_points and diff == -2 * chk.contract_points - chk.bag_points:
@@ -146,7 +147,7 @@ def _diagnose_points(
 
 def _diagnose_bags(recorded: int, chk: SideResult, ruleset: Ruleset, bags_before: int) -> str | None:
     if chk.bag_penalty < 0 and recorded == bags_before + chk.bags_this_hand:
-        return f"{ruleset.bag_limit} bags not removed after the penalty"
+        return f"{ruleset.bag_limit} bag{'s' if ruleset.bag_limit != 1 else ''} not removed after the penalty"
     if chk.bags_this_hand and recorded == bags_before:
         return "this hand's bags not added"
     return None
