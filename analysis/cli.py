@@ -54,6 +54,26 @@ def _page_width() -> int | None:
 out = Console(highlight=False, soft_wrap=True, width=_page_width(), emoji=False)
 err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
+
+def _show_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            print(f"spadework {version('spadework')}")
+        except PackageNotFoundError:  # run from a checkout that was never installed
+            print("spadework (not installed: run from its source folder)")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _options(
+    show_version: Annotated[
+        bool, typer.Option("--version", help="Print spadework's version and exit.", callback=_show_version, is_eager=True)
+    ] = False,
+) -> None:
+    """Options that come before the command."""
+
 PathsArg = Annotated[list[Path], typer.Argument(help="Log files or folders (read recursively).", show_default=False, metavar="LOGS")]
 DbOpt = Annotated[Optional[Path], typer.Option("--db", help="DuckDB database file (created if missing).")]
 RulesOpt = Annotated[

@@ -489,3 +489,10 @@ def test_standings_from_a_database_refuses_options_that_only_logs_take(tmp_path)
     assert spadework("validate", ROOT / "data" / "club_night.jsonl", "--db", db, "-q").returncode == 0
     line = one_error_line(spadework("standings", "--db", db, "--rules", "barmore"))
     assert "--rules and --format go with log files" in line
+
+
+def test_version():
+    from importlib.metadata import version
+
+    proc = spadework("--version")
+    assert proc.returncode == 0 and proc.stdout == f"spadework {version('spadework')}\n"
