@@ -950,6 +950,9 @@ def analyse(
     )
     for line in summary.examples:
         out.print(f"  {line}")
+    more = skipped + summary.cut_short - len(summary.examples)
+    if more > 0:
+        out.print(f"  ... and {_n(more, 'more hand')} skipped or cut short")
     try:
         bids = judge(con)
     except NotChecked:  # the hand values are calibrated on the checked tricks taken
