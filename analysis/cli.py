@@ -766,6 +766,9 @@ def stats(
         raise typer.Exit(EXIT_BAD_INPUT)
     from spadework.analysis.present import ProgressBar
 
+    if db is not None and db.is_dir():  # as the other commands say it
+        err.print(f"error: cannot open database {db}: it is a folder; give --db a file name (e.g. season.duckdb)")
+        raise typer.Exit(EXIT_BAD_INPUT)
     try:
         with ProgressBar(err.is_terminal) as bar:
             bar.stage("reading the season")
@@ -778,7 +781,7 @@ def stats(
         err.print(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
     except Exception as exc:  # duckdb: locked by another process, not a database...
-        err.print(f"error: cannot open database {db or 'data/sample/season.duckdb'}: {exc}")
+        err.print(f"error: cannot open database {db or 'data/sample/season.duckdb'}: {_open_failure(exc)}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
     try:
         if as_json:

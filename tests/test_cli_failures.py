@@ -496,3 +496,16 @@ def test_version():
 
     proc = spadework("--version")
     assert proc.returncode == 0 and proc.stdout == f"spadework {version('spadework')}\n"
+
+
+def test_stats_says_what_the_other_commands_say_of_a_folder_or_a_locked_database(tmp_path):
+    # stats printed "no database at x" for a folder, and DuckDB's own text for a lock (a user audit)
+    assert "it is a folder; give --db a file name" in one_error_line(spadework("stats", "--db", tmp_path))
+    db = tmp_path / "x.duckdb"
+    assert spadework("validate", ROOT / "data" / "club_night.jsonl", "--db", db, "-q").returncode == 0
+    holder = duckdb.connect(str(db))
+    try:
+        line = one_error_line(spadework("stats", "--db", db))
+    finally:
+        holder.close()
+    assert "has it open (another spadework command, or a notebook)" in line
