@@ -544,3 +544,11 @@ def test_a_penalty_taken_where_there_is_none_is_named_only_under_rules_that_have
     hand = sheet(1, "N", "E 3, S 3, W 3, N 3", (3, 3, 3, 4), {"NS": (-40, None, None)}, rules=rules)
     [f] = check_game([hand]).findings
     assert f.message == f"hand 1: NS points recorded -40, rules give 60{hint}"
+
+
+def test_a_negative_tricks_taken_record_says_so():
+    # a score sheet's typo read "N recorded as taking -1 tricks, but already won 0 in the tricks played"
+    # on a sheet with no play at all (a user audit)
+    hand = sheet(1, "N", "E 3, S 3, W 3, N 3", (-1, 3, 3, 4))
+    f = next(f for f in check_game([hand]).findings if f.code == F.TRICKS_TAKEN_MISMATCH)
+    assert f.message == "hand 1: N (a) recorded as taking -1 tricks, but no seat takes fewer than 0"

@@ -1069,7 +1069,10 @@ def replay_hand(
             if v is None or (v == won if complete else v >= won):
                 continue
             low.append(seat)
-            how = f"took {won} in the play" if complete else f"already won {won} in the tricks played"
+            if v < 0:  # (a score sheet's typo: there may be no play to compare it with)
+                how = "no seat takes fewer than 0"
+            else:
+                how = f"took {won} in the play" if complete else f"already won {won} in the tricks played"
             findings.append(
                 Finding(
                     code=TRICKS_TAKEN_MISMATCH,
