@@ -240,6 +240,17 @@ def test_bids_out_of_turn_are_the_seats_that_spoke_early(spoken, early):
     assert [str(f.seat) for f in found if f.code == F.BID_MISSING] == [c for c in "NESW" if c not in spoken]
 
 
+@pytest.mark.parametrize("silent_bids, early", [(False, []), (True, ["N"])])
+def test_the_silent_partner_of_a_blind_seven_is_not_a_seat_the_others_wait_for(silent_bids, early):
+    # dealer W, barmore: E 3, S blind 7 (N silent), W 3, then N bids anyway: only N's bid is out of turn
+    # (E and S were flagged too, "N was to bid first": found by an audit of this stop's bid rule)
+    bids = (Bid(E, 3), Bid(S, 7, blind=True), Bid(W, 3)) + ((Bid(N, 4),) if silent_bids else ())
+    rec = HandRecord(game_id="g", hand=1, dealer=W, players=("a", "b", "c", "d"), bids=bids, taken=(3, 3, 4, 3),
+                     rules="barmore")  # fmt: skip
+    found = check_game([rec]).findings
+    assert [(f.code, str(f.seat)) for f in found] == [(F.BID_OUT_OF_TURN, s) for s in early]
+
+
 LONG_GAME = {"preset": "standard", "target": 10000}
 
 
@@ -269,6 +280,11 @@ def _dealt_by(dealers: str, start: int = 1) -> list[HandRecord]:
         ("NEWWNES", [3]),
         # across an unrecorded hand the memory moves on by the number of hands
         ("NESNE", [4]),
+        # one seat dealing every hand: every hand after the first (the memory is one hand deep; the
+        # "should" seat kept following the first rotation round to W again: found by an audit)
+        ("WWWWWWWWW", [2, 3, 4, 5, 6, 7, 8, 9]),
+        # dealing the wrong way: every other hand reads as one mistyped dealer, the rest as back on track
+        ("WSENWSEN", [2, 4, 6, 8]),
     ],
 )
 def test_a_dealer_out_of_rotation_is_one_finding_whether_or_not_the_log_goes_back(dealers, flagged):

@@ -343,7 +343,7 @@ class GameRun:
         self.ended_at_hand: int | None = None
         self.prev: HandRecord | None = None
         # the seat that should have dealt the previous hand: its recorded dealer, or, when that dealer
-        # was out of rotation, the seat the rotation called for (see the dealer check below)
+        # was out of rotation, the seat left of the recorded dealer before it (the dealer check below)
         self.should_dealer: Seat | None = None
         self.index = 0
 
@@ -379,9 +379,10 @@ class GameRun:
                 findings.append(_dealer_finding(gid, rec, fixed, f"the {rs.preset} rules have {fixed} deal every hand"))
         elif prev is not None and h > prev.hand:
             # RULES.md section 1: left of the previous hand's dealer.  After a dealer out of rotation,
-            # the seat left of the one that should have dealt that hand is in rotation too (the log
-            # went back on track), so one mistyped dealer is one finding, as one wrong score is
-            # (section 5); the memory is one hand deep, so a later change of rotation is still found.
+            # the seat left of the one that should have dealt that hand (left of the dealer before it)
+            # is in rotation too (the log went back on track), so one mistyped dealer is one finding,
+            # as one wrong score is (section 5); the memory is one hand deep, so a later change of
+            # rotation, a seat dealing every hand or a table dealing the wrong way is still found.
             step = h - prev.hand
             expected = prev.dealer.after(step)
             should = self.should_dealer if self.should_dealer is not None else prev.dealer
@@ -394,7 +395,7 @@ class GameRun:
                 if back != expected:
                     why += f"; or {back}, had hand {prev.hand} been dealt by {should} as the rotation has it"
                 findings.append(_dealer_finding(gid, rec, expected, why))
-                dealer_should = back
+                dealer_should = expected  # (from the previous recorded dealer: the memory stays one hand deep)
         # after the end
         if official.over:
             assert official.winner is not None and official.final_totals is not None

@@ -180,8 +180,8 @@ CoreOut = namedtuple("CoreOut", list(OUT_SPEC))
 penalty, set only when the ruleset has one).  ``n_find`` [N]: findings of the hand.
 ``log_total``/``log_bags`` [N,2]: the log's own state before the hand (RULES.md section 5, "Checking
 recorded scores"), for re-checking one hand in the reference (``checker.GameRun``).
-``dealer_should`` [N]: the seat that should have dealt the hand (its dealer, or the one the rotation
-called for when its dealer was out of rotation; ``checker.GameRun.should_dealer``).
+``dealer_should`` [N]: the seat that should have dealt the hand (its dealer, or the one left of the
+previous hand's dealer when its dealer was out of rotation; ``checker.GameRun.should_dealer``).
 ``g_total`` [G,2]: the game's totals (at its end, or after its last hand); ``g_winner``;
 ``g_ended``: the hand number that ended it (``NO_HAND``), ``g_ended_row`` its row (-1); ``g_nfind``: findings of the game;
 ``g_reference``: the core cannot check this game (a hand the layout flags ``overflow``, a seat dealt
@@ -407,7 +407,19 @@ def _check_bids(bid_seat, bid_value, bid_nil, bid_blind, bid_whole, nb, dealer, 
     bidders = 0
     for j in range(nb):
         bidders |= 1 << np.int64(bid_seat[i, j])
-    pending = bidders  # seats still due to bid (bit = seat), in order from the dealer's left
+    # the silent partners of blind numeric bids are due no bid (replay._check_bids)
+    seen = 0
+    will_be_silent = 0
+    for j in range(nb):
+        s = np.int64(bid_seat[i, j])
+        if (seen >> s) & 1 or (will_be_silent >> s) & 1:
+            continue
+        seen |= 1 << s
+        v = bid_value[i, j]
+        if (bid_blind[i, j] and not (bid_nil[i, j] or v == 0.0) and bid_whole[i, j] and _blind_value_known(opt, v)
+                and opt[O_BLIND_PARTNER_BIDS] == 0 and not (seen >> (s ^ 2)) & 1):  # fmt: skip
+            will_be_silent |= 1 << (s ^ 2)
+    pending = bidders & ~will_be_silent  # seats still due to bid (bit = seat), in order from the dealer's left
     silent = 0  # silent partners of a blind numeric bid
     valid = 0
     for s in range(4):
@@ -1129,7 +1141,7 @@ def run_games(
                 back = (np.int64(o_dealer_should[i - 1]) + step) % 4
                 if d != exp and d != back:
                     pos = _emit(F, pos, write, i, DEALER_OUT_OF_ROTATION, 0, d, NO_CARD, d & 1, F_DEALER, d, exp)
-                    should = back
+                    should = exp  # (checker.GameRun: the memory stays one hand deep)
             o_dealer_should[i] = should
             # PLAYED_AFTER_GAME_END
             if winner != NO_SEAT:

@@ -327,7 +327,7 @@ class _Game:
             # as the checker sees it (RULES_NOTES.md): the seat that should have dealt this hand is its
             # dealer, or after a dealer out of rotation the one the rotation called for; the next hand
             # may be dealt left of either
-            should = used_dealer if used_dealer == dealer or back is None else back
+            should = dealer  # its dealer when in rotation; else where the rotation put it (left of the last)
             back = None if fixed is not None else should.left
             dealer = fixed if fixed is not None else used_dealer.left
             if truth.over:
