@@ -790,9 +790,10 @@ def _spn_blocks(reader: "_Reader", source_lines: LookAhead, source: str) -> Iter
             continue
         if skipping:
             continue
-        if _HAND_LINE.match(raw) and not (has_hand and _comment_open(block)):
-            # (a [Hand] line inside a { ... } comment, e.g. a director's note quoting the first entry,
-            # is the comment's text, not a new hand)
+        if _HAND_LINE.match(raw) and not (has_hand and _comment_open(block) and _closes_later(block, n, raw, source_lines)):
+            # (a [Hand] line inside a { ... } comment that closes before the block ends, e.g. a
+            # director's note quoting the first entry, is the comment's text, not a new hand; after
+            # a '{' that is never closed it starts the next hand, as it always did)
             if has_hand:
                 # a second hand with no blank line before it: a block of its own, with the lines of
                 # game-level tags just before it, rather than one block rejected with both hands
@@ -824,6 +825,24 @@ def _spn_blocks(reader: "_Reader", source_lines: LookAhead, source: str) -> Iter
 
 MAX_COMMENT_LINES = 40
 """Most lines a { ... } comment may run on past a blank line inside it (see :func:`iter_spn`)."""
+
+
+def _closes_later(block: list[tuple[int, bytes]], n: int, raw: bytes, source_lines: LookAhead) -> bool:
+    """True when the { ... } comment open in ``block`` closes on line ``raw`` (number ``n``) or on one
+    of the lines after it before the next blank line (at most :data:`MAX_COMMENT_LINES`); the lines
+    read ahead are put back."""
+    ahead: list[tuple[int, bytes]] = []
+    closed = b"}" in raw and not _comment_open(block + [(n, raw)])
+    while not closed and len(ahead) < MAX_COMMENT_LINES:
+        more = next(source_lines, None)
+        if more is None:
+            break
+        ahead.append(more)
+        if not more[1].strip():
+            break
+        closed = b"}" in more[1] and not _comment_open(block + [(n, raw)] + ahead)
+    source_lines.put_back(ahead)
+    return closed
 
 
 def _comment_open(block: list[tuple[int, bytes]]) -> bool:

@@ -488,3 +488,14 @@ def test_a_hand_tag_quoted_inside_a_comment_is_the_comment_s_text():
     two = note + '[Hand "2"] [Dealer "E"] [Bids "S 3, W 4, N 3, E 3"]\n'
     got = items(header + two)
     assert [(type(x), getattr(x, "hand", None)) for x in got] == [(HandRecord, 1), (HandRecord, 2)]
+
+
+def test_a_comment_never_closed_still_ends_at_the_next_hand_line():
+    """After the change above, an unclosed '{' swallowed the [Hand] line after it and that hand was
+    lost with no word (found by an audit of that change): the next hand starts there, as before."""
+    header = '[Game "m"] [North "a"] [East "b"] [South "c"] [West "d"]\n\n'
+    text = ('[Hand "1"] [Dealer "W"]\n[Bids "N 3, E 3, S 3, W 3"] {typo fixed later\n[Taken "N 3 E 3 S 3 W 4"]\n'
+            '[Hand "2"] [Dealer "N"]\n[Bids "E 3, S 3, W 3, N 3"]\n[Taken "N 3 E 3 S 3 W 4"]\n')  # fmt: skip
+    got = items(header + text)
+    assert [type(x) for x in got] == [LoadError, HandRecord]
+    assert "comment '{' is not closed" in got[0].message and got[1].hand == 2
