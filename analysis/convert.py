@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import shutil
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -118,11 +119,15 @@ def convert_file(
         raw = open(sys.stdout.fileno(), "wb", closefd=False)
     else:
         target_path = Path(target)
-        # a file, or none yet: written beside it; anything else (a device such as /dev/stdout, a pipe)
-        # is written as it is
-        whole = not target_path.exists() or (target_path.is_file() and not target_path.is_symlink())
-        part = target_path.with_name(f".{target_path.name}.{os.getpid()}.part") if whole else None
-        raw = base = open(part if part is not None else target_path, "wb")
+        # a file (through a link: the file it names), or none yet: written beside it and put in its
+        # place, keeping its mode; anything else (a device such as /dev/stdout, a pipe) is written as is
+        real = Path(os.path.realpath(target_path))
+        whole = not real.exists() or real.is_file()
+        part = real.with_name(f".{real.name}.{os.getpid()}.part") if whole else None
+        try:
+            raw = base = open(part if part is not None else real, "wb")
+        except OSError as exc:  # (named as the target the user gave, not the part file)
+            raise OSError(exc.errno, exc.strerror, os.fspath(target)) from None
         if target_path.name.lower().endswith(".gz"):  # (the header names the target, not the part)
             raw = gzip.GzipFile(filename=target_path.name, fileobj=base, mode="wb")
     # a reader that goes away (`convert LOG - --to spn | head`): the rest is thrown away and the
@@ -134,7 +139,9 @@ def convert_file(
         if base is not None:
             base.close()  # (a GzipFile leaves the file it was given open)
             if part is not None and (written or not errors):
-                os.replace(part, target)
+                if real.exists():
+                    shutil.copymode(real, part)
+                os.replace(part, real)
     finally:
         # interrupted, failed, or nothing read: the target is left as it was (no half-written log)
         if base is not None:

@@ -186,6 +186,21 @@ def test_convert_puts_its_output_in_place_only_when_whole(tmp_path, monkeypatch)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bin.jsonl", "out.spn.gz"]
 
 
+def test_convert_through_a_link_replaces_the_file_it_names_only_when_whole_and_keeps_its_mode(tmp_path):
+    # a link was written in place: a conversion with no readable hand emptied the file behind it,
+    # an interrupted one left it cut short; a private file came out world-readable (an audit)
+    (tmp_path / "real.spn").write_text("OLD")
+    (tmp_path / "real.spn").chmod(0o600)
+    (tmp_path / "link.spn").symlink_to("real.spn")
+    (tmp_path / "bad.jsonl").write_text('{"bad json\n')
+    assert spadework("convert", tmp_path / "bad.jsonl", tmp_path / "link.spn").returncode == 2
+    assert (tmp_path / "real.spn").read_text() == "OLD" and (tmp_path / "link.spn").is_symlink()
+    assert spadework("convert", ROOT / "data" / "club_night.jsonl", tmp_path / "link.spn").returncode == 0
+    assert (tmp_path / "link.spn").is_symlink() and (tmp_path / "real.spn").read_text().startswith("[Event")
+    assert (tmp_path / "real.spn").stat().st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl", "link.spn", "real.spn"]
+
+
 def test_an_unknown_tag_among_game_level_tags_is_named_and_the_hands_after_it_load(tmp_path):
     # the header block was rejected as "this hand has no [Hand] tag", and printed "f.spn:2: line 2: ..."
     spn = tmp_path / "f.spn"
