@@ -121,8 +121,8 @@ def convert_file(
         target_path = Path(target)
         # a file (through a link: the file it names), or none yet: written beside it and put in its
         # place, keeping its mode; anything else (a device such as /dev/stdout, a pipe) is written as is
-        real = Path(os.path.realpath(target_path))
-        whole = not real.exists() or real.is_file()
+        whole = not target_path.exists() or target_path.is_file()  # (both follow links)
+        real = Path(os.path.realpath(target_path)) if whole else target_path
         part = real.with_name(f".{real.name}.{os.getpid()}.part") if whole else None
         try:
             raw = base = open(part if part is not None else real, "wb")
