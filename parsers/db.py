@@ -866,8 +866,13 @@ def log_files(
         path = readable_again(path)  # a pipe (/dev/stdin) is read once, into a file read as often as needed
         source = spooled_source(source, path)
         file_fmt = fmt
-        if not path.exists() or path.is_dir():
-            # a link whose target is gone, a folder that cannot be listed: formats.load names it in load_errors
+        try:
+            unreadable = not path.exists() or path.is_dir()
+        except PermissionError:  # in a folder that can be listed but not entered
+            unreadable = True
+        if unreadable:
+            # a link whose target is gone, a folder that cannot be listed, a file that cannot be
+            # reached: formats.load names it in load_errors
             yield path, source, file_fmt
             continue
         if file_fmt is None:

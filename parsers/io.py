@@ -455,8 +455,17 @@ def _files_under(folder: Path) -> list[Path]:
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         found.extend(Path(top) / n for n in names if not n.startswith("."))
     # a link whose target is gone stays in (its load names it), never dropped without a word
-    keep = [p for p in found if p.is_file() or (p.is_symlink() and not p.exists())] + unlisted
+    keep = [p for p in found if _kept(p)] + unlisted
     return sorted(keep, key=_parts)  # Path's own order, without a Python __lt__ per comparison
+
+
+def _kept(path: Path) -> bool:
+    """A file, a link whose target is gone, or an entry of a folder that can be listed but not
+    entered (its load names it, as a file it cannot read)."""
+    try:
+        return path.is_file() or (path.is_symlink() and not path.exists())
+    except PermissionError:
+        return True
 
 
 _SPOOL: dict[str, Path] = {}

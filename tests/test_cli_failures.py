@@ -9,6 +9,7 @@ import gzip
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -524,3 +525,23 @@ def test_stats_says_what_the_other_commands_say_of_a_folder_or_a_locked_database
     finally:
         holder.close()
     assert "has it open (another spadework command, or a notebook)" in line
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None or os.geteuid() != 0, reason="needs root and setpriv to drop its file rights")
+def test_a_folder_that_can_be_listed_but_not_entered_is_a_load_error_not_the_end_of_the_run(tmp_path):
+    # mode 444: its names can be listed, its files not reached; the run stopped at "permission denied"
+    # and loaded nothing (found by an audit); root is made to obey permissions with setpriv
+    (tmp_path / "ok").mkdir()
+    (tmp_path / "ok" / "a.jsonl").write_bytes((ROOT / "data" / "club_night.jsonl").read_bytes())
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.csv").write_bytes((ROOT / "data" / "scoresheet.csv").read_bytes())
+    (tmp_path / "sub").chmod(0o444)
+    try:
+        proc = subprocess.run(["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--",
+                               sys.executable, "-m", "spadework.analysis.cli", "validate", str(tmp_path), "-q"],
+                              capture_output=True, text=True)  # fmt: skip
+    finally:
+        (tmp_path / "sub").chmod(0o755)
+    assert proc.returncode == 2, proc.stderr
+    assert "Loaded 8 hands from 2 files; 1 record rejected" in proc.stdout
+    assert "b.csv:0: cannot read the rest of the file: Permission denied" in proc.stdout
