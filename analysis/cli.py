@@ -202,6 +202,9 @@ def _validate_rules(rules):
     return rules
 
 
+FOLDER_AS_DB = "it is a folder; give --db a file name (e.g. season.duckdb)"
+
+
 def _open_failure(exc: Exception) -> str:
     """Why a database would not open, in a sentence: DuckDB's lock conflict names the other process
     (another spadework command writing it, or a notebook holding it open)."""
@@ -212,7 +215,7 @@ def _open_failure(exc: Exception) -> str:
         return (f"{who} has it open (another spadework command, or a notebook); wait for it to finish "
                 "or close it, then run this again")
     if "Is a directory" in text:
-        return "it is a folder; give --db a file name (e.g. season.duckdb)"
+        return FOLDER_AS_DB
     if isinstance(exc, OSError) and exc.filename is not None:
         return _os_error_text(exc)
     return text
@@ -767,7 +770,7 @@ def stats(
     from spadework.analysis.present import ProgressBar
 
     if db is not None and db.is_dir():  # as the other commands say it
-        err.print(f"error: cannot open database {db}: it is a folder; give --db a file name (e.g. season.duckdb)")
+        err.print(f"error: cannot open database {db}: {FOLDER_AS_DB}")
         raise typer.Exit(EXIT_BAD_INPUT)
     try:
         with ProgressBar(err.is_terminal) as bar:

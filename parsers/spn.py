@@ -100,7 +100,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import IO, Any
 
@@ -764,18 +764,7 @@ def _spn_blocks(reader: "_Reader", source_lines: LookAhead, source: str) -> Iter
                 # a blank line inside a { ... } comment (a note of two paragraphs) does not end the
                 # block when the comment closes within a few lines and before another hand starts;
                 # otherwise the lines read ahead are put back (a stray '{' costs only its block)
-                ahead: list[tuple[int, bytes]] = []
-                closed = False
-                while len(ahead) < MAX_COMMENT_LINES:
-                    more = next(source_lines, None)
-                    if more is None:
-                        break
-                    ahead.append(more)
-                    if _HAND_LINE.match(more[1]):
-                        break
-                    if more[1].strip() and b"}" in more[1] and not _comment_open(block + [(n, raw)] + ahead):
-                        closed = True
-                        break
+                closed, ahead = _comment_closes_ahead(block + [(n, raw)], source_lines, _HAND_LINE.match)
                 if closed:
                     block.extend([(n, raw)] + ahead)
                     size += sum(len(b) + 1 for _, b in ahead) + len(raw) + 1
@@ -827,20 +816,31 @@ MAX_COMMENT_LINES = 40
 """Most lines a { ... } comment may run on past a blank line inside it (see :func:`iter_spn`)."""
 
 
-def _closes_later(block: list[tuple[int, bytes]], n: int, raw: bytes, source_lines: LookAhead) -> bool:
-    """True when the { ... } comment open in ``block`` closes on line ``raw`` (number ``n``) or on one
-    of the lines after it before the next blank line (at most :data:`MAX_COMMENT_LINES`); the lines
-    read ahead are put back."""
+def _comment_closes_ahead(
+    lines: list[tuple[int, bytes]], source_lines: LookAhead, stop: Callable[[bytes], Any]
+) -> tuple[bool, list[tuple[int, bytes]]]:
+    """Whether the { ... } comment open at the end of ``lines`` closes on one of the next lines of
+    ``source_lines`` (at most :data:`MAX_COMMENT_LINES`, and before a line ``stop`` is true of), and
+    the lines read ahead to tell (the caller keeps them or puts them back)."""
     ahead: list[tuple[int, bytes]] = []
-    closed = b"}" in raw and not _comment_open(block + [(n, raw)])
-    while not closed and len(ahead) < MAX_COMMENT_LINES:
+    while len(ahead) < MAX_COMMENT_LINES:
         more = next(source_lines, None)
         if more is None:
             break
         ahead.append(more)
-        if not more[1].strip():
+        if stop(more[1]):
             break
-        closed = b"}" in more[1] and not _comment_open(block + [(n, raw)] + ahead)
+        if b"}" in more[1] and not _comment_open(lines + ahead):
+            return True, ahead
+    return False, ahead
+
+
+def _closes_later(block: list[tuple[int, bytes]], n: int, raw: bytes, source_lines: LookAhead) -> bool:
+    """True when the { ... } comment open in ``block`` closes on line ``raw`` (number ``n``) or on one
+    of the lines after it before the next blank line; the lines read ahead are put back."""
+    if b"}" in raw and not _comment_open(block + [(n, raw)]):
+        return True
+    closed, ahead = _comment_closes_ahead(block + [(n, raw)], source_lines, lambda line: not line.strip())
     source_lines.put_back(ahead)
     return closed
 

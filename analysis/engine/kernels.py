@@ -409,18 +409,17 @@ def _check_bids(bid_seat, bid_value, bid_nil, bid_blind, bid_whole, nb, dealer, 
         bidders |= 1 << np.int64(bid_seat[i, j])
     # the silent partners of blind numeric bids are due no bid (replay._check_bids)
     seen = 0
-    will_be_silent = 0
+    silent = 0
     for j in range(nb):
         s = np.int64(bid_seat[i, j])
-        if (seen >> s) & 1 or (will_be_silent >> s) & 1:
+        if (seen >> s) & 1 or (silent >> s) & 1:
             continue
         seen |= 1 << s
         v = bid_value[i, j]
         if (bid_blind[i, j] and not (bid_nil[i, j] or v == 0.0) and bid_whole[i, j] and _blind_value_known(opt, v)
                 and opt[O_BLIND_PARTNER_BIDS] == 0 and not (seen >> (s ^ 2)) & 1):  # fmt: skip
-            will_be_silent |= 1 << (s ^ 2)
-    pending = bidders & ~will_be_silent  # seats still due to bid (bit = seat), in order from the dealer's left
-    silent = 0  # silent partners of a blind numeric bid
+            silent |= 1 << (s ^ 2)
+    pending = bidders & ~silent  # seats still due to bid (bit = seat), in order from the dealer's left
     valid = 0
     for s in range(4):
         eff[s] = -1
@@ -475,9 +474,6 @@ def _check_bids(bid_seat, bid_value, bid_nil, bid_blind, bid_whole, nb, dealer, 
                 ok = False
             else:
                 partner_bids = opt[O_BLIND_PARTNER_BIDS] != 0
-                if not partner_bids and eff[partner] < 0:
-                    silent |= 1 << partner
-                    pending &= ~(1 << partner)
                 if not partner_bids and eff[partner] >= 0:
                     pos = _emit(F, pos, write, i, BLIND_BID_NOT_ALLOWED, 0, s, NO_CARD, side, NO_FIELD, NAN, NAN)
                 elif scores_known and opt[O_BLIND_BID_HAS_BEHIND_BY] != 0 and not (other - own >= opt[O_BLIND_BID_BEHIND_BY]):

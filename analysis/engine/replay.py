@@ -715,22 +715,21 @@ def _check_bids(
     # BID_MISSING, which does not make the seats after it speak out of turn)
     bidders = {b.seat for b in rec.bids}
     order = rec.dealer.left.clockwise()
-    # nor is the silent partner of a blind numeric bid (it bids nothing of its own), even when it
-    # bids anyway after the blind bid: that bid is out of turn and ignored (below), not a seat the
-    # others wait for
+    # nor is the silent partner of a blind numeric bid by the first partner to speak (it bids nothing
+    # of its own), even when it bids anyway after the blind bid: that bid is out of turn and ignored
+    # (below), not a seat the others wait for
     seen: set[Seat] = set()
-    will_be_silent: set[Seat] = set()
+    silent: dict[Seat, Seat] = {}  # silent partner -> blind bidder
     for b in rec.bids:
-        if b.seat in seen or b.seat in will_be_silent:
+        if b.seat in seen or b.seat in silent:
             continue
         seen.add(b.seat)
         if (b.blind and not (b.nil or b.value == 0) and _valid_number(b.value) and ruleset.blind_bid_known(b.value)
                 and not ruleset.blind_partner_bids and b.seat.partner not in seen):  # fmt: skip
-            will_be_silent.add(b.seat.partner)
-    pending = [s for s in order if s in bidders and s not in will_be_silent]
+            silent[b.seat.partner] = b.seat
+    pending = [s for s in order if s in bidders and s not in silent]
     effective: list[Bid | None] = [None, None, None, None]
     valid = [False, False, False, False]
-    silent: dict[Seat, Seat] = {}  # silent partner -> blind bidder
 
     def add(code: str, seat: Seat | None, msg: str, side: Side | None = None) -> None:
         out.append(
@@ -799,10 +798,6 @@ def _check_bids(
                 add(BID_INVALID, s, f"{s} bid blind {b.value}, which the {ruleset.preset} rules do not have{have}")
                 ok = False
             else:
-                if not ruleset.blind_partner_bids and effective[partner] is None:
-                    silent[partner] = s
-                    if partner in pending:
-                        pending.remove(partner)
                 if not ruleset.blind_partner_bids and effective[partner] is not None:
                     add(
                         BLIND_BID_NOT_ALLOWED,
